@@ -17,7 +17,7 @@ _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def release_dir() -> Path:
-    """The directory holding ``benchmark.jsonl``, ``tools_manifest.json`` and ``graph_desc.json``."""
+    """The release directory: ``benchmark.jsonl``, ``tools_manifest.json``, ``graph_desc.json``."""
     configured = os.environ.get(DATA_ENV)
     if configured:
         return Path(configured).expanduser().resolve()

@@ -1,0 +1,78 @@
+"""Linting speed: the command line on one small plan, and in-process ``check()``.
+
+    python bench/bench_lint.py            # prints medians; exits 1 if a budget is exceeded
+
+Budgets (from the issues): CLI on one small plan, process start included, <= 150 ms wall;
+in-process check() of a typical 3-step plan (names and dependencies) <= 50 us median; the full
+static check (plus types, flows and symbolic execution, no Z3) <= 100 us median.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "flood_plan.json"
+TYPICAL = [  # a 3-step chain, the benchmark's average depth
+    {"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
+     "dependence_content": None, "inputs": {"weather_degraded_image_path": "data/fog.jpg"},
+     "outputs": ["restored_image_path"]},
+    {"agent": "Foggy_Scenario_Object_Detection", "step": 1, "dependence": [0],
+     "dependence_content": {"0": ["restored_image_path"]},
+     "inputs": {"image_path": "<GENERATED>-0-<restored_image_path>"},
+     "outputs": ["detected_objects_path"]},
+    {"agent": "GeoChat", "step": 2, "dependence": [1],
+     "dependence_content": {"1": ["detected_objects_path"]},
+     "inputs": {"image_path": "<GENERATED>-1-<detected_objects_path>",
+                "user_query_path": "data/query.txt"},
+     "outputs": ["contextual_description_path"]},
+]
+
+
+def cli_median_ms(runs: int = 21) -> float:
+    command = [str(Path(sys.executable).with_name("plancheck")), str(EXAMPLE)]
+    subprocess.run(command, capture_output=True, check=False)  # warm the toolset cache
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def check_median_us(*, types: bool, interpret: bool, rounds: int = 41, loops: int = 500) -> float:
+    import plancheck
+
+    toolset = plancheck.load_toolset()
+    plan = json.loads(json.dumps(TYPICAL))
+    assert plancheck.check(plan, toolset).ok
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(loops):
+            plancheck.check(plan, toolset, types=types, interpret=interpret)
+        samples.append((time.perf_counter() - start) / loops)
+    return statistics.median(samples) * 1e6
+
+
+def main() -> int:
+    results = {
+        "cli_small_plan_ms": (cli_median_ms(), 150.0),
+        "check_core_us": (check_median_us(types=False, interpret=False), 50.0),
+        "check_full_static_us": (check_median_us(types=True, interpret=True), 100.0),
+    }
+    failed = False
+    for name, (value, budget) in results.items():
+        verdict = "ok" if value <= budget else "OVER BUDGET"
+        failed |= value > budget
+        print(f"{name:<24} median {value:8.1f}   budget {budget:6.1f}   {verdict}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

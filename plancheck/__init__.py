@@ -1,0 +1,50 @@
+"""plancheck: a statically typed, compiler-style checker for LLM tool-use plans.
+
+The public API is imported lazily so that ``import plancheck`` stays cheap:
+
+    plancheck.check(plan, toolset=None)   -> Report
+    plancheck.load_toolset(spec=None)     -> Toolset
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "check": "plancheck.api",
+    "load_toolset": "plancheck.api",
+    "Report": "plancheck.compiler.driver",
+    "Diagnostic": "plancheck.compiler.diagnostics",
+    "Severity": "plancheck.compiler.severity",
+    "Toolset": "plancheck.dsl.ast",
+    "Plan": "plancheck.dsl.ast",
+}
+
+__all__ = [
+    "Diagnostic",
+    "Plan",
+    "Report",
+    "Severity",
+    "Toolset",
+    "__version__",
+    "check",
+    "load_toolset",
+]
+
+if TYPE_CHECKING:
+    from plancheck.api import check, load_toolset
+    from plancheck.compiler.diagnostics import Diagnostic
+    from plancheck.compiler.driver import Report
+    from plancheck.compiler.severity import Severity
+    from plancheck.dsl.ast import Plan, Toolset
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'plancheck' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,78 @@
+"""The Python API: check plans, load toolsets.
+
+    import plancheck
+    report = plancheck.check(plan_json)          # a list, a JSON/DSL/completion string or a Path
+    if not report.ok:
+        print(report.to_feedback())              # compact text for a model to repair from
+
+Checking never raises on bad plans: problems come back as diagnostics in the report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from plancheck.compiler.driver import CheckOptions, Report, check_source, check_unit
+from plancheck.compiler.frontends import PlanUnit, parse_source, sniff_kind
+from plancheck.compiler.positions import LineIndex, Positions
+from plancheck.dsl.ast import Plan, Span, Toolset
+
+
+def load_toolset(spec: str | Path | None = None) -> Toolset:
+    """The built-in pool (``None``), a DSL file, a release directory or a tool manifest.
+
+    Raises :class:`plancheck.corpus.toolsets.ToolsetError` when it cannot be loaded.
+    """
+    from plancheck.corpus.toolsets import load_toolset as _load
+
+    return _load(spec)[0]
+
+
+def _toolset(toolset: Toolset | str | Path | None) -> Toolset:
+    return toolset if isinstance(toolset, Toolset) else load_toolset(toolset)
+
+
+def check(
+    plan: Any,
+    toolset: Toolset | str | Path | None = None,
+    *,
+    strict: bool = False,
+    types: bool = True,
+    interpret: bool = True,
+    name: str = "<plan>",
+) -> Report:
+    """Check one plan.
+
+    ``plan`` may be a JSON value (the list of steps, or a wrapper object), a string (JSON, a raw
+    model completion, or DSL source), a :class:`pathlib.Path`, or a :class:`Plan`.
+    """
+    tools = _toolset(toolset)
+    options = CheckOptions(strict_json=strict, types=types, interpret=interpret)
+    if isinstance(plan, Path):
+        from plancheck.compiler.frontends import load_source
+
+        source = load_source(str(plan), strict=strict)
+        return _single(list(check_source(source, tools, options)), str(plan))
+    if isinstance(plan, str):
+        kind = sniff_kind(name, plan)
+        source = parse_source(plan, name, strict=strict, kind=kind)
+        return _single(list(check_source(source, tools, options)), name)
+    if isinstance(plan, Plan):
+        unit = PlanUnit(name, None, Positions(name, LineIndex("")), plan=plan)
+        return check_unit(unit, tools, options)
+    unit = PlanUnit(name, None, Positions(name, LineIndex("")), value=plan, has_value=True,
+                    root=Span(name, pointer=""))
+    return check_unit(unit, tools, options)
+
+
+def _single(reports: list[Report], name: str) -> Report:
+    """One report for one input (a multi-record input is merged)."""
+    plans = [r for r in reports if r.plan is not None or r.value is not None]
+    if len(reports) == 1:
+        return reports[0]
+    merged = Report(name, None, plans[0].plan if len(plans) == 1 else None)
+    for report in reports:
+        merged.diagnostics.extend(report.diagnostics)
+        merged.lines = merged.lines or report.lines
+    return merged

@@ -1,0 +1,94 @@
+"""The ``plancheck`` command line.
+
+``plancheck FILE...`` is ``plancheck check FILE...``. Exit codes: 0 when nothing reaches the
+fail level, 1 when something does, 2 for usage, I/O or internal errors. No input makes it print
+a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+
+from plancheck import __version__
+
+Command = Callable[[argparse.Namespace], int]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A problem with how plancheck was called (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]]:
+    """name -> (module, add_arguments, help); modules are imported only when used."""
+    from plancheck.cli import arguments as a
+
+    return {
+        "check": ("plancheck.cli.check", a.check_arguments, "lint plans (the default command)"),
+        "fmt": ("plancheck.cli.fmt", a.fmt_arguments, "print a plan as DSL or canonical JSON"),
+        "explain": ("plancheck.cli.explain", a.explain_arguments, "describe a diagnostic code"),
+    }
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="plancheck",
+        description="A statically typed, compiler-style checker for LLM tool-use plans.",
+    )
+    parser.add_argument("--version", action="version", version=f"plancheck {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_module, add_arguments, help_text) in _subcommands().items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        add_arguments(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    names = _subcommands()
+    if args_list and args_list[0] not in names and args_list[0] not in ("-h", "--help",
+                                                                        "--version"):
+        args_list.insert(0, "check")
+    try:
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_ERROR
+        import importlib
+
+        module = importlib.import_module(names[args.command][0])
+        run: Command = module.run
+        return run(args)
+    except UsageError as error:
+        print(f"plancheck: error: {error}", file=sys.stderr)
+        print("Run `plancheck --help` for usage.", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("plancheck: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); nothing more to say.
+        with contextlib.suppress(OSError):
+            sys.stdout.close()
+        return EXIT_OK
+    except SystemExit as exit_:
+        return int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+    except Exception as error:  # the last line of defence: never a traceback
+        print(f"plancheck: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        print("This is a bug in plancheck; please report it with the input that caused it.",
+              file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

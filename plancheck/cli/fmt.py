@@ -1,0 +1,51 @@
+"""``plancheck fmt FILE --to dsl|json``: print a plan in the other notation.
+
+The DSL does not write dependencies: it derives them from references. A plan whose declared
+dependencies disagree with its references (or whose references cannot be read) cannot be
+printed faithfully, so it is reported, not silently rewritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from plancheck.cli.common import load_toolset_or_exit, print_plain
+from plancheck.compiler.diagnostics import Severity
+from plancheck.compiler.driver import CheckOptions, check_paths
+from plancheck.compiler.render_text import TextRenderer, use_colour
+from plancheck.dsl.printer import dump_json, plan_to_dsl, plan_to_json
+
+# Errors after which the plan has no faithful rendering: shape errors, unreadable references,
+# dependence fields that say something the references do not.
+_UNPRINTABLE = ("PC1", "PC205", "PC401", "PC402", "PC001", "PC002")
+
+
+def run(args: argparse.Namespace) -> int:
+    toolset, problems = load_toolset_or_exit(args.tools)
+    if toolset is None:
+        print_plain(problems)
+        return EXIT_ERROR
+    options = CheckOptions(strict_json=args.strict_json, types=False, interpret=False)
+    reports = list(check_paths([args.file], toolset, options))
+    blocking = [d for r in reports for d in r.diagnostics
+                if d.severity is Severity.ERROR and d.code.startswith(_UNPRINTABLE)]
+    if blocking:
+        lines = {r.file: r.lines for r in reports if r.lines is not None}
+        renderer = TextRenderer(colour=use_colour(sys.stderr), lines_for=lines.get)
+        for diagnostic in blocking:
+            print(renderer.render(diagnostic), file=sys.stderr)
+            print(file=sys.stderr)
+        print("plancheck fmt: not converted; fix the errors above first", file=sys.stderr)
+        return EXIT_ERROR if any(d.code in ("PC001", "PC002") for d in blocking) else \
+            EXIT_FINDINGS
+    plans = [r for r in reports if r.plan is not None]
+    for report in plans:
+        assert report.plan is not None
+        if args.to == "json":
+            print(dump_json(plan_to_json(report.plan, toolset)))
+        else:
+            print(plan_to_dsl(report.plan, name=report.record or report.plan.name,
+                              toolset=report.plan.toolset or toolset.name), end="")
+    return EXIT_OK

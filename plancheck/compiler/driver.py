@@ -1,0 +1,253 @@
+"""Run the checking pipeline over plan units and collect one :class:`Report` per plan.
+
+    frontend (JSON / raw text / JSONL / DSL)  ->  lowering  ->  names  ->  dependencies
+    ->  types  ->  symbolic execution  ->  (gold comparison)  ->  span resolution  ->  Report
+
+One bad record never sinks a batch: an unexpected exception while checking a unit becomes a
+``PC002`` diagnostic on that unit and the next unit is checked.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from plancheck.compiler.diagnostics import Diagnostic, Label, Severity, make
+from plancheck.compiler.frontends import PlanUnit, SourceFile, load_source
+from plancheck.compiler.lowering import lower_plan
+from plancheck.compiler.positions import LineIndex, Positions
+from plancheck.dsl.ast import Plan, Span, Toolset
+from plancheck.interp.checks import interpretation_diagnostics
+from plancheck.typecheck.deps import check_dependencies
+from plancheck.typecheck.names import resolve_names
+from plancheck.typecheck.types import check_types
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    strict_json: bool = False
+    types: bool = True
+    interpret: bool = True
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity_overrides: tuple[tuple[str, Severity], ...] = ()
+
+    def keeps(self, code: str, name: str) -> bool:
+        from plancheck.compiler.codes import CODES
+
+        def matches(patterns: tuple[str, ...]) -> bool:
+            return any(code.startswith(p) or name == p for p in patterns)
+
+        if self.select and not matches(self.select):
+            return False
+        if not self.select and not CODES[code].default_enabled:
+            return False
+        return not (self.ignore and matches(self.ignore))
+
+    def severity_for(self, diagnostic: Diagnostic) -> Severity:
+        for pattern, severity in self.severity_overrides:
+            if diagnostic.code.startswith(pattern) or diagnostic.name == pattern:
+                return severity
+        return diagnostic.severity
+
+
+_DEFAULT_OPTIONS = CheckOptions()
+
+
+@dataclass(slots=True)
+class Report:
+    """The outcome of checking one plan (one file, or one record of a batch)."""
+
+    file: str
+    record: str | None
+    plan: Plan | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    task_id: Any = None
+    lines: LineIndex | None = None
+    value: Any = None  # the JSON value the plan was lowered from, if any
+    record_data: dict[str, Any] | None = None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        """True when the plan has no errors (warnings and notes allowed)."""
+        return not self.errors
+
+    def worst(self) -> Severity | None:
+        return max((d.severity for d in self.diagnostics), default=None)
+
+    @property
+    def codes(self) -> list[str]:
+        return [d.code for d in self.diagnostics]
+
+    def to_feedback(self, *, max_items: int = 12, include_warnings: bool = False) -> str:
+        """Compact, model-readable feedback built from the diagnostics."""
+        from plancheck.compiler.feedback import render_feedback
+
+        return render_feedback(self, max_items=max_items, include_warnings=include_warnings)
+
+    def to_dict(self) -> dict[str, Any]:
+        from plancheck.compiler.render_json import diagnostic_to_dict
+
+        return {
+            "file": self.file,
+            "record": self.record,
+            "ok": self.ok,
+            "diagnostics": [diagnostic_to_dict(d) for d in self.diagnostics],
+        }
+
+
+# --------------------------------------------------------------------------- phases
+
+
+PlanPhase = Callable[[Plan, Toolset], list[Diagnostic]]
+
+
+def check_plan(plan: Plan, toolset: Toolset, options: CheckOptions | None = None
+               ) -> list[Diagnostic]:
+    """All static checks of one IR plan: names, dependencies, types, interpretation."""
+    options = options or _DEFAULT_OPTIONS
+    resolution, diagnostics = resolve_names(plan, toolset)
+    diagnostics.extend(check_dependencies(plan, resolution, toolset))
+    if options.types:
+        diagnostics.extend(check_types(plan, resolution, toolset))
+    if options.interpret:
+        diagnostics.extend(interpretation_diagnostics(plan, resolution, toolset))
+    return diagnostics
+
+
+def check_unit(
+    unit: PlanUnit,
+    toolset: Toolset,
+    options: CheckOptions | None = None,
+    extra_phases: Iterable[PlanPhase] = (),
+) -> Report:
+    """Lower and check one unit; never raises."""
+    options = options or CheckOptions()
+    report = Report(unit.file, unit.record, None, task_id=unit.task_id,
+                    lines=unit.positions.lines, record_data=unit.record_data)
+    diagnostics = list(unit.diagnostics)
+    try:
+        plan = unit.plan
+        if unit.has_value:
+            report.value = unit.value
+            plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
+                                       strict=options.strict_json)
+            diagnostics.extend(lowered)
+        report.plan = plan
+        if plan is not None:
+            diagnostics.extend(check_plan(plan, toolset, options))
+            for phase in extra_phases:
+                diagnostics.extend(phase(plan, toolset))
+    except Exception as error:  # one bad unit must not sink the batch
+        diagnostics.append(internal_error(error))
+    report.diagnostics = finish(diagnostics, unit.positions, unit.file, unit.record, options)
+    return report
+
+
+def internal_error(error: BaseException) -> Diagnostic:
+    where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+    location = f" at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno}" if where else ""
+    return make(
+        "PC002",
+        f"internal error: {type(error).__name__}: {error}{location}",
+        notes=["this is a bug in plancheck; the rest of the input was still checked"],
+        data={"exception": type(error).__name__},
+    )
+
+
+def finish(
+    diagnostics: list[Diagnostic],
+    positions: Positions,
+    file: str,
+    record: str | None,
+    options: CheckOptions,
+) -> list[Diagnostic]:
+    """Filter, re-grade, resolve spans, attach file and record names, sort by position."""
+    finished = []
+    for diagnostic in diagnostics:
+        if not options.keeps(diagnostic.code, diagnostic.name):
+            continue
+        labels = tuple(
+            Label(positions.resolve(label.span), label.message, label.primary)
+            for label in diagnostic.labels
+        )
+        finished.append(
+            replace(
+                diagnostic,
+                labels=labels,
+                severity=options.severity_for(diagnostic),
+                file=file,
+                record=record,
+            )
+        )
+    finished.sort(key=_position)
+    return finished
+
+
+def _position(diagnostic: Diagnostic) -> tuple[int, int]:
+    span = diagnostic.span
+    return (span.start_line, span.start_col) if span is not None else (0, 0)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset) -> Toolset:
+    """A DSL plan uses the toolset it names (or its file's only toolset); others the default."""
+    if unit.plan is None or not source.toolsets:
+        return default
+    wanted = unit.plan.toolset
+    for toolset in source.toolsets:
+        if wanted is None or toolset.name == wanted:
+            return toolset
+    return default
+
+
+def check_source(
+    source: SourceFile,
+    toolset: Toolset,
+    options: CheckOptions | None = None,
+    extra_phases: Iterable[PlanPhase] = (),
+) -> Iterator[Report]:
+    options = options or CheckOptions()
+    lines = source.lines or LineIndex("")
+    if source.diagnostics:
+        positions = Positions(source.file, lines)
+        yield Report(source.file, None, None,
+                     finish(source.diagnostics, positions, source.file, None, options),
+                     lines=lines)
+    for defined in source.toolsets:
+        problems = defined.problems()
+        if problems:
+            yield Report(source.file, f"toolset {defined.name}", None,
+                         finish(problems, Positions(source.file, lines), source.file,
+                                f"toolset {defined.name}", options), lines=lines)
+    for unit in source.units:
+        yield check_unit(unit, toolset_for(unit, source, toolset), options, extra_phases)
+
+
+def check_paths(
+    paths: Iterable[str],
+    toolset: Toolset,
+    options: CheckOptions | None = None,
+    extra_phases: Iterable[PlanPhase] = (),
+) -> Iterator[Report]:
+    options = options or CheckOptions()
+    for path in paths:
+        try:
+            source = load_source(path, strict=options.strict_json)
+        except Exception as error:  # a frontend bug must not sink the other files
+            yield Report(path, None, None, [internal_error(error).with_context(file=path,
+                                                                              record=None)])
+            continue
+        yield from check_source(source, toolset, options, extra_phases)

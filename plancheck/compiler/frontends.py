@@ -1,0 +1,295 @@
+"""Read inputs (JSON plans, raw completions, JSONL batches, DSL files) into plan units.
+
+A *unit* is one plan to check: a JSON value still to be lowered (or, for the DSL, a plan already
+in IR form), the positions needed to point into its file, the diagnostics its frontend raised,
+and the record it came from. Frontends never raise on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from plancheck.compiler.diagnostics import Diagnostic, make
+from plancheck.compiler.extract import extract_plan
+from plancheck.compiler.lowering import WRAPPER_KEYS
+from plancheck.compiler.positions import LineIndex, Positions
+from plancheck.dsl.ast import Plan, Span, Toolset
+
+RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
+DSL_SUFFIXES = (".wf",)
+
+
+@dataclass(slots=True)
+class PlanUnit:
+    file: str
+    record: str | None
+    positions: Positions
+    value: Any = None  # a JSON value to lower, when ``has_value``
+    has_value: bool = False
+    root: Span | None = None
+    plan: Plan | None = None  # an IR plan (DSL frontend)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    task_id: Any = None
+    record_data: dict[str, Any] | None = None  # the whole record, for batch tools
+
+
+@dataclass(slots=True)
+class SourceFile:
+    """Everything read from one input."""
+
+    file: str
+    units: list[PlanUnit] = field(default_factory=list)
+    toolsets: list[Toolset] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # not tied to one plan
+    lines: LineIndex | None = None
+
+
+def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
+    try:
+        if path == "-":
+            import sys
+
+            return sys.stdin.read(), None
+        return Path(path).read_text(encoding="utf-8-sig"), None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        return None, make(
+            "PC001",
+            f"cannot read {path}: {reason}",
+            data={"path": path, "error": reason},
+        )
+
+
+def load_source(path: str, *, strict: bool = False, kind: str | None = None) -> SourceFile:
+    """Read one file (``-`` for standard input) into plan units."""
+    display = "<stdin>" if path == "-" else path
+    text, error = read_text(path)
+    if text is None:
+        assert error is not None
+        return SourceFile(display, diagnostics=[error.with_context(file=display, record=None)])
+    return parse_source(text, display, strict=strict, kind=kind or sniff_kind(path, text))
+
+
+def sniff_kind(path: str, text: str) -> str:
+    lowered = path.lower()
+    if lowered.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if lowered.endswith(DSL_SUFFIXES):
+        return "dsl"
+    if lowered.endswith(".json"):
+        return "json"
+    head = text.lstrip()
+    while head.startswith(("#", "//")):
+        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
+    if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
+        return "dsl"
+    return "text"
+
+
+def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "text") -> SourceFile:
+    lines = LineIndex(text)
+    source = SourceFile(file, lines=lines)
+    if kind == "jsonl":
+        source.units.extend(_jsonl_units(text, file, lines, strict))
+    elif kind == "dsl":
+        _dsl_units(source, text, file, lines)
+    elif kind == "json":
+        source.units.extend(_json_units(text, file, lines, strict))
+    else:
+        source.units.append(_text_unit(text, file, lines, strict))
+    return source
+
+
+# --------------------------------------------------------------------------- JSON documents
+
+
+def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[PlanUnit]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        if not text.lstrip().startswith(("[", "{")):
+            return [_text_unit(text, file, lines, strict)]
+        line, col = lines.position(error.pos)
+        span = Span(file, line, col, line, col + 1, start_offset=error.pos,
+                    end_offset=error.pos + 1)
+        unit = PlanUnit(file, None, Positions(file, lines))
+        unit.diagnostics.append(
+            make("PC100", f"invalid JSON: {error.msg}", primary=span, label=error.msg.lower(),
+                 data={"error": error.msg, "line": line, "column": col})
+        )
+        return [unit]
+    except RecursionError:
+        unit = PlanUnit(file, None, Positions(file, lines))
+        unit.diagnostics.append(make("PC100", "invalid JSON: nested too deeply",
+                                     primary=Span(file, pointer="")))
+        return [unit]
+    start = len(text) - len(text.lstrip())
+    region = (start, len(text.rstrip()))
+    if _is_record_list(value):
+        return [
+            _record_unit(item, f"/{i}", file, lines, region, strict, default_name=f"item {i}")
+            for i, item in enumerate(value)
+        ]
+    if _is_record(value):
+        return [_record_unit(value, "", file, lines, region, strict, default_name=None)]
+    unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
+                    value=value, has_value=True, root=Span(file, pointer=""))
+    return [unit]
+
+
+def _is_record(value: Any) -> bool:
+    return isinstance(value, dict) and "task_id" in value and any(
+        k in value for k in RECORD_PLAN_FIELDS
+    )
+
+
+def _is_record_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(_is_record(v) for v in value)
+
+
+def _record_name(record: dict[str, Any], default: str | None) -> str | None:
+    for key in ("id", "task_id"):
+        if key in record and record[key] is not None:
+            return str(record[key])
+    return default
+
+
+def _record_unit(
+    record: Any,
+    pointer: str,
+    file: str,
+    lines: LineIndex,
+    region: tuple[int, int],
+    strict: bool,
+    default_name: str | None,
+) -> PlanUnit:
+    """A plan held by a record object (JSONL line, or an element of a JSON array)."""
+    if isinstance(record, list):
+        return PlanUnit(file, default_name, Positions(file, lines, json_region=region),
+                        value=record, has_value=True, root=Span(file, pointer=pointer))
+    name = _record_name(record, default_name) if isinstance(record, dict) else default_name
+    positions = Positions(file, lines, json_region=region)
+    unit = PlanUnit(file, name, positions,
+                    task_id=record.get("task_id") if isinstance(record, dict) else None,
+                    record_data=record if isinstance(record, dict) else None)
+    if not isinstance(record, dict):
+        unit.diagnostics.append(make("PC116", "the record is neither a plan nor an object",
+                                     primary=Span(file, pointer=pointer)))
+        return unit
+    for key in RECORD_PLAN_FIELDS:
+        if key not in record:
+            continue
+        held = record[key]
+        field_pointer = f"{pointer}/{key}"
+        if isinstance(held, str):
+            _text_into_unit(unit, held, strict, field_pointer)
+        else:
+            unit.value, unit.has_value = held, True
+            unit.root = Span(file, pointer=field_pointer)
+        return unit
+    unit.diagnostics.append(
+        make("PC116", "the record has none of the fields " +
+             ", ".join(f"`{k}`" for k in RECORD_PLAN_FIELDS),
+             primary=Span(file, pointer=pointer or ""), label="no plan in this record",
+             data={"fields": sorted(record)})
+    )
+    return unit
+
+
+def _text_into_unit(unit: PlanUnit, text: str, strict: bool, field_pointer: str) -> None:
+    """A raw completion held in a JSON string: positions fall back to that string."""
+    field_region = unit.positions.pointer_offsets(field_pointer)
+    unit.positions = Positions(unit.file, unit.positions.lines, text_offset=None,
+                               fallback=field_region)
+    extraction = extract_plan(text, unit.file, strict=strict)
+    unit.diagnostics.extend(extraction.diagnostics)
+    if extraction.found:
+        unit.value, unit.has_value = extraction.value, True
+        unit.root = Span(unit.file, pointer=None)
+
+
+# --------------------------------------------------------------------------- raw text
+
+
+def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit:
+    extraction = extract_plan(text, file, strict=strict)
+    positions = Positions(
+        file,
+        lines,
+        json_region=(extraction.start, extraction.end) if extraction.verbatim else None,
+        fallback=(extraction.start, extraction.end) if extraction.found else None,
+    )
+    unit = PlanUnit(file, None, positions, diagnostics=list(extraction.diagnostics))
+    if extraction.found:
+        unit.value, unit.has_value = extraction.value, True
+        unit.root = Span(file, pointer="")
+    return unit
+
+
+# --------------------------------------------------------------------------- JSONL
+
+
+def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterator[PlanUnit]:
+    offset = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        start = offset
+        offset += len(line) + 1
+        if not line.strip():
+            continue
+        region = (start, start + len(line.rstrip("\r")))
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as error:
+            unit = PlanUnit(file, f"line {number}", Positions(file, lines, fallback=region))
+            pos = getattr(error, "pos", 0) or 0
+            line_no, col = lines.position(start + pos)
+            unit.diagnostics.append(
+                make("PC116", "the record is not valid JSON: "
+                     + getattr(error, "msg", "nested too deeply"),
+                     primary=Span(file, line_no, col, line_no, col + 1),
+                     label="invalid JSON", data={"line": number})
+            )
+            yield unit
+            continue
+        yield _record_unit(record, "", file, lines, region, strict,
+                           default_name=f"line {number}")
+
+
+# --------------------------------------------------------------------------- DSL
+
+
+def _dsl_units(source: SourceFile, text: str, file: str, lines: LineIndex) -> None:
+    from plancheck.dsl.parser import parse_dsl
+
+    module = parse_dsl(text, file)
+    source.toolsets.extend(module.toolsets)
+    positions = Positions(file, lines)
+    plan_diagnostics: dict[int, list[Diagnostic]] = {}
+    for diagnostic in module.diagnostics:
+        span = diagnostic.span
+        owner = next(
+            (i for i, plan in enumerate(module.plans)
+             if span is not None and plan.span.start_line <= span.start_line <= plan.span.end_line),
+            None,
+        )
+        if owner is None:
+            source.diagnostics.append(diagnostic)
+        else:
+            plan_diagnostics.setdefault(owner, []).append(diagnostic)
+    for i, plan in enumerate(module.plans):
+        name = plan.name or (f"plan {i}" if len(module.plans) > 1 else None)
+        source.units.append(PlanUnit(file, name, positions, plan=plan,
+                                     diagnostics=plan_diagnostics.get(i, [])))
+
+
+def unwrap_record_plan(value: Any) -> Any:
+    """The plan inside a wrapper object, for tools that want the bare value."""
+    if isinstance(value, dict):
+        for key in WRAPPER_KEYS:
+            if isinstance(value.get(key), list):
+                return value[key]
+    return value

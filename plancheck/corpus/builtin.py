@@ -1,0 +1,70 @@
+"""The built-in DisasterBench tool pool, written in the workflow DSL (``disasterbench.wf``).
+
+Parsing the DSL costs tens of milliseconds (Lark); the compiled toolset is therefore cached as a
+pickle in the user's cache directory, keyed by a hash of the source and of plancheck's version,
+so the linter's start-up pays for it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from functools import cache
+from pathlib import Path
+
+from plancheck.dsl.ast import Toolset
+
+BUILTIN_PATH = Path(__file__).with_name("disasterbench.wf")
+BUILTIN_NAME = "disasterbench"
+_CACHE_FORMAT = 1
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("PLANCHECK_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "plancheck" if not os.environ.get("PLANCHECK_CACHE_DIR") else root
+
+
+def _cache_file(source: bytes) -> Path:
+    digest = hashlib.sha256(source + f"|{_CACHE_FORMAT}".encode()).hexdigest()[:20]
+    return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.pickle"
+
+
+def parse_builtin_toolset() -> Toolset:
+    """Parse the built-in DSL without any cache (tests use this to prove the cache agrees)."""
+    from plancheck.dsl.parser import parse_dsl
+
+    module = parse_dsl(BUILTIN_PATH.read_text(encoding="utf-8"), str(BUILTIN_PATH))
+    if module.diagnostics or len(module.toolsets) != 1:
+        messages = "; ".join(d.message for d in module.diagnostics)
+        raise RuntimeError(f"the built-in toolset does not parse: {messages}")
+    toolset = module.toolsets[0]
+    problems = toolset.problems()
+    if problems:
+        raise RuntimeError("the built-in toolset is inconsistent: " +
+                           "; ".join(d.message for d in problems))
+    return toolset
+
+
+@cache
+def builtin_toolset() -> Toolset:
+    source = BUILTIN_PATH.read_bytes()
+    cached = _cache_file(source)
+    try:
+        with cached.open("rb") as handle:
+            loaded = pickle.load(handle)
+        if isinstance(loaded, Toolset):
+            return loaded
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
+        pass
+    toolset = parse_builtin_toolset()
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cached.with_suffix(f".{os.getpid()}.tmp")
+        with temporary.open("wb") as handle:
+            pickle.dump(toolset, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, cached)
+    except OSError:
+        pass  # a read-only home only costs speed
+    return toolset

@@ -1,0 +1,75 @@
+"""Load a toolset from what the user names: the built-in pool, a DSL file, a release directory,
+or a tool manifest JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from plancheck.compiler.diagnostics import Diagnostic, make
+from plancheck.corpus.builtin import BUILTIN_NAME, builtin_toolset
+from plancheck.dsl.ast import Span, Toolset
+
+BUILTIN_ALIASES = {"builtin", BUILTIN_NAME, ""}
+
+
+class ToolsetError(Exception):
+    """The toolset could not be loaded at all; carries the diagnostics that say why."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("; ".join(d.message for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnostic]]:
+    """Return the toolset and the warnings loading it raised; raise ToolsetError if unusable."""
+    if spec is None or str(spec) in BUILTIN_ALIASES:
+        return builtin_toolset(), []
+    path = Path(spec)
+    if path.is_dir():
+        from plancheck.corpus.release import MANIFEST, release_toolset
+
+        if not (path / MANIFEST).exists():
+            raise ToolsetError([make("PC706", f"{path} has no {MANIFEST}",
+                                     data={"path": str(path)})])
+        try:
+            return release_toolset(path, typed_from=builtin_toolset())
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ToolsetError([make("PC706", f"cannot read the release in {path}: {error}")]
+                               ) from None
+    if not path.exists():
+        raise ToolsetError([make("PC001", f"cannot read toolset {path}: no such file",
+                                 data={"path": str(path)})])
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix.lower() == ".json":
+        return _json_toolset(text, path)
+    return _dsl_toolset(text, path)
+
+
+def _dsl_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
+    from plancheck.dsl.parser import parse_dsl
+
+    module = parse_dsl(text, str(path))
+    errors = [d for d in module.diagnostics if d.severity.name == "ERROR"]
+    if not module.toolsets:
+        errors.append(make("PC706", f"{path} defines no toolset",
+                           primary=Span(str(path), 1, 1, 1, 2)))
+    if errors:
+        raise ToolsetError(errors)
+    toolset = module.toolsets[0]
+    problems = toolset.problems()
+    if any(d.severity.name == "ERROR" for d in problems):
+        raise ToolsetError(problems)
+    return toolset, module.diagnostics + problems
+
+
+def _json_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ToolsetError([make("PC706", f"{path} is not valid JSON: {error.msg}",
+                                 primary=Span(str(path), error.lineno, error.colno,
+                                              error.lineno, error.colno + 1))]) from None
+    from plancheck.corpus.foreign import foreign_toolset
+
+    return foreign_toolset(data, path, typed_from=builtin_toolset())

@@ -1,0 +1,387 @@
+"""Parse workflow-DSL source (toolsets and plans) into the IR, keeping a span on every node.
+
+The grammar is ``grammar.lark`` (Lark, LALR, with positions). Syntax errors become ``PC114``
+diagnostics that name what the parser expected; definitions that clash become ``PC702``.
+The parser is built once per process and only when DSL source is actually read, so checking a
+JSON plan never pays for it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from plancheck.compiler.diagnostics import Diagnostic, make
+from plancheck.dsl.ast import (
+    Argument,
+    Family,
+    Flow,
+    JSONValue,
+    Literal,
+    Param,
+    Plan,
+    Reference,
+    Span,
+    Step,
+    Toolset,
+    ToolSignature,
+    TypeDecl,
+)
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+
+
+@dataclass(slots=True)
+class DslModule:
+    """Everything one DSL file defines."""
+
+    toolsets: list[Toolset] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+@cache
+def _parser() -> Any:
+    import lark
+
+    return lark.Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        cache=True,
+    )
+
+
+def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
+    """Parse DSL source. Never raises on bad input: problems come back as diagnostics."""
+    import lark
+
+    module = DslModule()
+    try:
+        tree = _parser().parse(text)
+    except lark.exceptions.UnexpectedInput as error:
+        module.diagnostics.append(_syntax_error(error, text, filename))
+        return module
+    builder = _Builder(filename, module)
+    for item in tree.children:
+        if item.data == "toolset":
+            module.toolsets.append(builder.toolset(item))
+        else:
+            module.plans.append(builder.plan(item))
+    return module
+
+
+# --------------------------------------------------------------------------- syntax errors
+
+_TOKEN_DESCRIPTIONS = {
+    "NAME": "a name",
+    "STRING": "a string",
+    "INT": "an integer",
+    "NUMBER": "a number",
+    "REF": "a reference like step0.key",
+    "QREF": 'a reference like step0["key"]',
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "LPAR": "`(`",
+    "RPAR": "`)`",
+    "LSQB": "`[`",
+    "RSQB": "`]`",
+    "COMMA": "`,`",
+    "EQUAL": "`=`",
+    "COLON": "`:`",
+    "__ANON_0": "`<:`",
+}
+
+
+def _describe_expected(names: set[str]) -> str:
+    described = sorted({_TOKEN_DESCRIPTIONS.get(n, _describe_anonymous(n)) for n in names})
+    if len(described) > 8:
+        described = [*described[:8], "..."]
+    return ", ".join(described)
+
+
+def _describe_anonymous(name: str) -> str:
+    if name.startswith("__ANON") or not name.isupper():
+        return name
+    return f"`{name.lower()}`"
+
+
+def _syntax_error(error: Any, text: str, filename: str) -> Diagnostic:
+    import lark
+
+    line = int(getattr(error, "line", 1) or 1)
+    column = int(getattr(error, "column", 1) or 1)
+    if line < 1:  # unexpected end of input
+        lines = text.splitlines() or [""]
+        line, column = len(lines), len(lines[-1]) + 1
+    span = Span(filename, line, column, line, column + 1)
+    expected: set[str] = set()
+    if isinstance(error, lark.exceptions.UnexpectedToken):
+        found = (
+            f"unexpected `{error.token}`" if error.token.type != "$END" else "unexpected end"
+        )
+        expected = set(error.accepts or error.expected or ())
+    elif isinstance(error, lark.exceptions.UnexpectedCharacters):
+        found = f"unexpected character {text[error.pos_in_stream or 0]!r}"
+        expected = set(error.allowed or ())
+    else:
+        found = "unexpected end of input"
+        expected = set(getattr(error, "expected", ()) or ())
+    help_lines = [f"expected {_describe_expected(expected)}"] if expected else []
+    return make(
+        "PC114",
+        f"syntax error: {found}",
+        primary=span,
+        label="here",
+        help=help_lines,
+        data={"line": line, "column": column},
+    )
+
+
+# --------------------------------------------------------------------------- tree -> IR
+
+
+def _unquote(token: Any) -> str:
+    value = json.loads(str(token))
+    assert isinstance(value, str)
+    return value
+
+
+class _Builder:
+    def __init__(self, filename: str, module: DslModule) -> None:
+        self.filename = filename
+        self.module = module
+
+    def span(self, node: Any) -> Span:
+        # A tree carries its positions in .meta; a token carries them itself.
+        meta = getattr(node, "meta", None)
+        where = meta if meta is not None and not getattr(meta, "empty", True) else node
+        return Span(
+            self.filename,
+            where.line,
+            where.column,
+            where.end_line,
+            where.end_column,
+            start_offset=where.start_pos,
+            end_offset=where.end_pos,
+        )
+
+    def duplicate(self, kind: str, name: str, span: Span, first: Span) -> None:
+        self.module.diagnostics.append(
+            make(
+                "PC702",
+                f"{kind} `{name}` is defined more than once",
+                primary=span,
+                label="defined again here",
+                secondary=[(first, "first defined here")],
+                data={"kind": kind, "name": name},
+            )
+        )
+
+    # ---------------------------------------------------------------- toolsets
+
+    def toolset(self, node: Any) -> Toolset:
+        name_token, *rest = node.children
+        toolset = Toolset(name=str(name_token), span=self.span(node))
+        for child in rest:
+            kind = child.data
+            if kind == "doc":
+                toolset.description = _unquote(child.children[0])
+            elif kind == "max_predecessors":
+                toolset.max_predecessors = int(child.children[0])
+            elif kind == "family_decl":
+                self.family(toolset, child)
+            elif kind == "alias_decl":
+                alias, target = (str(t) for t in child.children)
+                toolset.aliases[alias] = target
+            elif kind == "type_decl":
+                self.type_decl(toolset, child)
+            elif kind == "tool_decl":
+                self.tool(toolset, child)
+            elif kind == "flow_decl":
+                source, *targets = child.children
+                for target in targets:
+                    flow = Flow(str(source), str(target), self.span(target))
+                    toolset.flow_decls.append(flow)
+                    toolset.flows.add((flow.source, flow.target))
+        return toolset
+
+    def family(self, toolset: Toolset, node: Any) -> None:
+        name = str(node.children[0])
+        doc = _unquote(node.children[1].children[0]) if len(node.children) > 1 else ""
+        span = self.span(node)
+        if name in toolset.families:
+            self.duplicate("family", name, span, toolset.families[name].span)
+            return
+        toolset.families[name] = Family(name, doc, span)
+
+    def type_decl(self, toolset: Toolset, node: Any) -> None:
+        name = str(node.children[0])
+        parents: tuple[str, ...] = ()
+        conversions: tuple[str, ...] = ()
+        formats: tuple[str, ...] = ()
+        doc = ""
+        for child in node.children[1:]:
+            if child.data == "supertypes":
+                parents = tuple(str(t) for t in child.children)
+            elif child.data == "conversions":
+                conversions = tuple(str(t) for t in child.children)
+            elif child.data == "formats":
+                formats = tuple(_unquote(t).lower() for t in child.children)
+            elif child.data == "doc":
+                doc = _unquote(child.children[0])
+        span = self.span(node)
+        if name in toolset.types:
+            self.duplicate("type", name, span, toolset.types[name].span)
+            return
+        toolset.types[name] = TypeDecl(name, parents, doc, span, conversions, formats)
+
+    def tool(self, toolset: Toolset, node: Any) -> None:
+        name = str(node.children[0])
+        inputs: list[Param] = []
+        outputs: list[Param] = []
+        category = family = description = ""
+        for child in node.children[1:]:
+            kind = child.data
+            if kind in ("input_decl", "output_decl"):
+                param = self.param(child)
+                target = inputs if kind == "input_decl" else outputs
+                clash = next((p for p in target if p.name == param.name), None)
+                if clash is not None:
+                    self.duplicate(f"{'input' if target is inputs else 'output'} of {name}",
+                                   param.name, param.span, clash.span)
+                    continue
+                target.append(param)
+            elif kind == "category":
+                category = _unquote(child.children[0])
+            elif kind == "tool_family":
+                family = str(child.children[0])
+            elif kind == "description":
+                description = _unquote(child.children[0])
+        span = self.span(node)
+        if name in toolset.tools:
+            self.duplicate("tool", name, span, toolset.tools[name].span)
+            return
+        toolset.tools[name] = ToolSignature(
+            name, tuple(inputs), tuple(outputs), category, family, description, span
+        )
+
+    def param(self, node: Any) -> Param:
+        tokens = list(node.children)
+        name = str(tokens.pop(0))
+        required = True
+        polymorphic = False
+        doc = ""
+        type_name = ""
+        for token in tokens:
+            kind = getattr(token, "type", None)
+            if kind == "OPTIONAL":
+                required = False
+            elif kind == "ANY":
+                polymorphic = True
+            elif kind == "NAME":
+                type_name = str(token)
+            elif getattr(token, "data", None) == "doc":
+                doc = _unquote(token.children[0])
+        return Param(name, type_name, required, doc, self.span(node), polymorphic)
+
+    # ---------------------------------------------------------------- plans
+
+    def plan(self, node: Any) -> Plan:
+        name: str | None = None
+        toolset: str | None = None
+        steps: list[Step] = []
+        for child in node.children:
+            if child.data == "plan_name":
+                token = child.children[0]
+                name = _unquote(token) if token.type == "STRING" else str(token)
+            elif child.data == "uses":
+                toolset = str(child.children[0])
+            elif child.data == "step":
+                steps.append(self.step(child, len(steps)))
+        return Plan(tuple(steps), self.span(node), name=name, toolset=toolset)
+
+    def step(self, node: Any, position: int) -> Step:
+        index_token, tool_token, *rest = node.children
+        tool = _unquote(tool_token) if tool_token.type == "STRING" else str(tool_token)
+        args: list[Argument] = []
+        outputs: tuple[str, ...] | None = None
+        outputs_span: Span | None = None
+        for child in rest:
+            if child.data == "argument":
+                argument = self.argument(child)
+                first = next((a for a in args if a.name == argument.name), None)
+                if first is not None:
+                    self.module.diagnostics.append(
+                        make(
+                            "PC115",
+                            f"argument `{argument.name}` is given twice",
+                            primary=argument.span,
+                            label="given again here",
+                            secondary=[(first.span, "first given here")],
+                            data={"step": int(index_token), "key": argument.name},
+                        )
+                    )
+                    continue
+                args.append(argument)
+            elif child.data == "outputs":
+                outputs = tuple(
+                    _unquote(t) if t.type == "STRING" else str(t) for t in child.children
+                )
+                outputs_span = self.span(child)
+        spans = {"agent": self.span(tool_token), "step": self.span(index_token)}
+        if outputs_span is not None:
+            spans["outputs"] = outputs_span
+        return Step(
+            position=position,
+            index=int(index_token),
+            tool=tool,
+            args=tuple(args),
+            outputs=outputs,
+            span=self.span(node),
+            stored_spans=spans,
+        )
+
+    def argument(self, node: Any) -> Argument:
+        name_token, value_node = node.children
+        name = _unquote(name_token) if name_token.type == "STRING" else str(name_token)
+        span = self.span(node)
+        value: Literal | Reference
+        if getattr(value_node, "data", None) == "reference":
+            value = self.reference(value_node.children[0])
+        else:
+            value = Literal(self.json_value(value_node), self.span(value_node))
+        return Argument(name, value, span, name_span_=self.span(name_token))
+
+    def reference(self, token: Any) -> Reference:
+        text = str(token)
+        head, _, tail = text.partition(".") if token.type == "REF" else text.partition("[")
+        step = int(head[len("step"):])
+        key = tail if token.type == "REF" else _unquote(tail.rstrip()[:-1].strip())
+        return Reference(step, key, self.span(token), raw=text)
+
+    def json_value(self, node: Any) -> JSONValue:
+        kind = node.data
+        if kind == "string":
+            return _unquote(node.children[0])
+        if kind == "number":
+            text = str(node.children[0])
+            is_float = any(c in text for c in ".eE")
+            return float(text) if is_float else int(text)
+        if kind == "true":
+            return True
+        if kind == "false":
+            return False
+        if kind == "null":
+            return None
+        if kind == "array":
+            return [self.json_value(child) for child in node.children]
+        pairs: dict[str, JSONValue] = {}
+        for pair in node.children:
+            key_token, value = pair.children
+            pairs[_unquote(key_token)] = self.json_value(value)
+        return pairs

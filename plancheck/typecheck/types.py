@@ -1,0 +1,239 @@
+"""Type checking of bindings against the toolset's nominal type lattice.
+
+* A reference whose producing output is not a subtype of the consuming input (and does not
+  convert to it) is an error, ``PC301``, labelled at the consuming argument with a secondary
+  label at the producing step.
+* A reference accepted only through an implicit conversion is a warning, ``PC303``.
+* A literal path whose extension is not a format of the expected type is a warning, ``PC302``
+  (a path is weak evidence).
+* A well-typed reference along a tool pair the declared flows do not list is a warning,
+  ``PC304`` (the release's own gold plans use such pairs); types stay authoritative.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from functools import lru_cache
+
+from plancheck.compiler.diagnostics import Diagnostic, Suggestion, make
+from plancheck.dsl.ast import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
+from plancheck.typecheck.lattice import Compat, TypeLattice
+from plancheck.typecheck.names import Resolution, ResolvedReference
+
+
+def literal_extension(value: object) -> str | None:
+    """The lower-case extension of a path-like literal (``None`` if it has none)."""
+    if not isinstance(value, str):
+        return None
+    return _extension_of(value)
+
+
+@lru_cache(maxsize=4096)
+def _extension_of(value: str) -> str | None:
+    base = posixpath.basename(value.strip().replace("\\", "/"))
+    if "." not in base.strip("."):
+        return None
+    extension = "." + base.rsplit(".", 1)[1].lower()
+    return extension if 1 < len(extension) <= 8 and extension[1:].isalnum() else None
+
+
+def check_types(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Diagnostic]:
+    lattice = toolset.lattice
+    diagnostics: list[Diagnostic] = []
+    by_argument = {(r.consumer.position, r.argument.name): r for r in resolution.references}
+    for step in plan.steps:
+        tool = resolution.tools.get(step.position)
+        if tool is None:
+            continue
+        for argument in step.args:
+            param = tool.input(argument.name)
+            if param is None:
+                continue
+            resolved = by_argument.get((step.position, argument.name))
+            if resolved is not None:
+                diagnostics.extend(_check_reference(resolved, param, tool, resolution, toolset))
+            elif isinstance(argument.value, Literal):
+                found = _check_literal(step, argument, argument.value, param, tool, lattice)
+                if found is not None:
+                    diagnostics.append(found)
+    return diagnostics
+
+
+def _check_reference(
+    resolved: ResolvedReference,
+    param: Param,
+    tool: ToolSignature,
+    resolution: Resolution,
+    toolset: Toolset,
+) -> Iterator[Diagnostic]:
+    lattice = toolset.lattice
+    output = resolved.output
+    producer_tool = resolution.tools.get(resolved.producer.position)
+    if output is None or producer_tool is None:
+        return
+    compat = lattice.compat(output, param.type)
+    consumer, producer = resolved.consumer, resolved.producer
+    data = {
+        "step": consumer.index,
+        "position": consumer.position,
+        "tool": tool.name,
+        "key": param.name,
+        "expected": param.type,
+        "actual": output.type,
+        "producer_step": producer.index,
+        "producer_tool": producer_tool.name,
+        "producer_key": output.name,
+    }
+    producer_label = (
+        producer.tool_span or producer.span,
+        f"step {producer.index} `{producer_tool.name}` produces `{output.name}`: `{output.type}`",
+    )
+    if compat is Compat.INCOMPATIBLE:
+        yield make(
+            "PC301",
+            f"step {consumer.index} `{tool.name}.{param.name}` expects "
+            f"{lattice.describe(param.type)}, but step {producer.index} produces "
+            f"`{output.name}`, {lattice.describe(output.type)}",
+            primary=resolved.reference.span,
+            label=f"expected `{param.type}`, found `{output.type}`",
+            secondary=[producer_label],
+            help=_bridging_help(output, param, producer_tool, tool, toolset)
+            + _alternatives_help(consumer, param, resolution, lattice),
+            data=data,
+            suggestions=_bridging_suggestions(output, param, toolset),
+        )
+        return
+    if compat is Compat.CONVERTIBLE:
+        yield make(
+            "PC303",
+            f"step {consumer.index} `{tool.name}.{param.name}` expects `{param.type}`; step "
+            f"{producer.index} produces `{output.name}` of type `{output.type}`, which is only "
+            f"implicitly convertible",
+            primary=resolved.reference.span,
+            label=f"`{output.type}` used as `{param.type}`",
+            secondary=[producer_label],
+            notes=[_conversion_note(output.type, lattice)],
+            data=data,
+        )
+    if toolset.has_flows() and (
+        (producer_tool.name, tool.name) not in toolset.flows
+    ):
+        yield make(
+            "PC304",
+            f"the declared workflow has no flow from `{producer_tool.name}` to `{tool.name}`",
+            primary=resolved.reference.span,
+            label="undeclared flow",
+            secondary=[producer_label],
+            notes=[_declared_consumers_note(producer_tool.name, toolset)],
+            data={**data, "flow": [producer_tool.name, tool.name]},
+        )
+
+
+def _check_literal(
+    step: Step,
+    argument: Argument,
+    literal: Literal,
+    param: Param,
+    tool: ToolSignature,
+    lattice: TypeLattice,
+) -> Diagnostic | None:
+    value = literal.value
+    if not isinstance(value, str):
+        if value is None or isinstance(value, (list, dict)):
+            shown = "null" if value is None else type(value).__name__
+        else:
+            shown = repr(value)
+        return make(
+            "PC302",
+            f"step {step.index} `{tool.name}.{param.name}` expects a path to "
+            f"{lattice.describe(param.type)}, found {shown}",
+            primary=literal.span,
+            label="not a path",
+            data={"step": step.index, "position": step.position, "tool": tool.name,
+                  "key": param.name, "expected": param.type, "actual": shown},
+        )
+    extension = literal_extension(value)
+    if extension is None:
+        return None
+    fits = lattice.literal_fits(extension, param.type)
+    if fits is None or fits:
+        return None
+    inferred = lattice.types_for_extension(extension)
+    allowed = sorted(lattice.formats.get(param.type, frozenset()))
+    return make(
+        "PC302",
+        f"step {step.index} `{tool.name}.{param.name}` expects {lattice.describe(param.type)}, "
+        f"but `{posixpath.basename(value)}` is a `{extension}` file",
+        primary=literal.span,
+        label=f"a `{extension}` file",
+        notes=[f"`{param.type}` is usually stored as " + ", ".join(allowed)],
+        data={"step": step.index, "position": step.position, "tool": tool.name,
+              "key": param.name, "expected": param.type, "extension": extension,
+              "inferred": inferred},
+    )
+
+
+def _bridging_tools(output: Param, param: Param, toolset: Toolset) -> list[ToolSignature]:
+    """Tools that take what was produced and make what is expected (a missing step)."""
+    lattice = toolset.lattice
+    found = []
+    for candidate in toolset.tools.values():
+        takes = any(lattice.compat(output, p.type) is Compat.OK for p in candidate.inputs)
+        makes = any(lattice.compat(o, param.type) is Compat.OK for o in candidate.outputs)
+        if takes and makes:
+            found.append(candidate)
+    return found
+
+
+def _bridging_help(
+    output: Param, param: Param, producer: ToolSignature, consumer: ToolSignature,
+    toolset: Toolset,
+) -> list[str]:
+    bridges = _bridging_tools(output, param, toolset)
+    if not bridges:
+        return []
+    names = ", ".join(f"`{t.name}`" for t in bridges[:3])
+    return [f"a step calling {names} between `{producer.name}` and `{consumer.name}` "
+            f"would convert `{output.type}` into `{param.type}`"]
+
+
+def _bridging_suggestions(output: Param, param: Param, toolset: Toolset) -> list[Suggestion]:
+    bridges = _bridging_tools(output, param, toolset)
+    return [Suggestion(f"insert a `{t.name}` step", (), "maybe-incorrect") for t in bridges[:1]]
+
+
+def _alternatives_help(
+    consumer: Step, param: Param, resolution: Resolution, lattice: TypeLattice
+) -> list[str]:
+    """Earlier outputs that would fit (a mis-bound reference)."""
+    options = []
+    for step in resolution.plan.steps:
+        if step.position >= consumer.position or step.index is None:
+            continue
+        tool = resolution.tools.get(step.position)
+        if tool is None:
+            continue
+        for output in tool.outputs:
+            if lattice.compat(output, param.type) is Compat.OK:
+                options.append(f"`<GENERATED>-{step.index}-<{output.name}>`")
+    if not options:
+        return []
+    return ["outputs of earlier steps that fit: " + ", ".join(options[:4])]
+
+
+def _conversion_note(actual: str, lattice: TypeLattice) -> str:
+    decl = lattice.decls.get(actual)
+    owner = next(
+        (a for a in lattice.chain(actual) if lattice.decls[a].converts_to), actual
+    )
+    targets = ", ".join(f"`{t}`" for t in lattice.decls[owner].converts_to)
+    why = lattice.decls[owner].doc if decl else ""
+    return f"`{owner}` converts to {targets}: {why}".rstrip(": ")
+
+
+def _declared_consumers_note(producer: str, toolset: Toolset) -> str:
+    targets = sorted(t for s, t in toolset.flows if s == producer)
+    if not targets:
+        return f"the declared workflow has no flow out of `{producer}`"
+    return f"`{producer}` flows to " + ", ".join(f"`{t}`" for t in targets)

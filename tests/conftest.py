@@ -1,0 +1,51 @@
+"""Shared fixtures. Tests that need the official release read it from ``PLANCHECK_DATA``
+(default ``../shared/disasterbench``); when the variable is set and the data is missing the tests
+fail rather than skip, so CI never skips them silently."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plancheck.corpus.paths import DATA_ENV, parity_cases_path, release_dir
+
+
+def _require(path: Path, what: str) -> Path:
+    if path.exists():
+        return path
+    message = f"{what} not found at {path}"
+    if os.environ.get(DATA_ENV):
+        pytest.fail(f"{message} (set by {DATA_ENV})")
+    pytest.skip(f"{message}; set {DATA_ENV} to the release directory")
+
+
+@pytest.fixture(scope="session")
+def release() -> Path:
+    return _require(release_dir(), "the DisasterBench release")
+
+
+@pytest.fixture(scope="session")
+def benchmark_path(release: Path) -> Path:
+    return _require(release / "benchmark.jsonl", "benchmark.jsonl")
+
+
+@pytest.fixture(scope="session")
+def gold_tasks(benchmark_path: Path) -> list[dict[str, Any]]:
+    with benchmark_path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def parity_cases() -> Path:
+    return _require(parity_cases_path(), "parity/cases.jsonl")
+
+
+@pytest.fixture(scope="session")
+def toolset():  # type: ignore[no-untyped-def]
+    from plancheck.corpus.builtin import builtin_toolset
+
+    return builtin_toolset()

@@ -1,0 +1,94 @@
+"""No input makes the command line print a traceback: exit 0, 1 or 2, with diagnostics."""
+
+from __future__ import annotations
+
+import json
+import string
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plancheck.cli import main
+from tests.strategies import json_values, well_typed_plan
+
+_SETTINGS = settings(max_examples=120, deadline=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def run_on(text: str, suffix: str, capsys: pytest.CaptureFixture[str],
+           *extra: str) -> tuple[int, str, str]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"input{suffix}"
+        path.write_text(text, encoding="utf-8")
+        code = main([str(path), "--format", "json", *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_clean_exit(code: int, out: str, err: str) -> None:
+    assert code in (0, 1, 2)
+    assert "Traceback" not in out + err
+    if out:
+        document = json.loads(out)
+        assert {"schema_version", "summary", "diagnostics"} <= set(document)
+        if code == 1:
+            assert document["diagnostics"]
+
+
+@_SETTINGS
+@given(text=st.text(alphabet=string.printable + "{}[]\"'<>-é\u2028", max_size=300),
+       suffix=st.sampled_from([".txt", ".json", ".jsonl", ".wf"]))
+def test_arbitrary_text(text: str, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert_clean_exit(*run_on(text, suffix, capsys))
+
+
+@_SETTINGS
+@given(value=json_values, suffix=st.sampled_from([".json", ".txt", ".jsonl"]))
+def test_arbitrary_json(value: Any, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert_clean_exit(*run_on(json.dumps(value), suffix, capsys))
+
+
+@st.composite
+def damaged_plans(draw: st.DrawFn) -> str:
+    plan = draw(well_typed_plan(max_steps=4))
+    step = draw(st.integers(0, len(plan) - 1))
+    field = draw(st.sampled_from(["agent", "step", "dependence", "dependence_content",
+                                  "inputs", "outputs"]))
+    plan[step][field] = draw(json_values)
+    text = json.dumps(plan, indent=draw(st.sampled_from([None, 2])))
+    cut = draw(st.integers(0, len(text)))
+    damage = draw(st.sampled_from(["none", "truncate", "prose", "fence", "braces"]))
+    if damage == "truncate":
+        text = text[:cut]
+    elif damage == "prose":
+        text = "Thinking... The structured task plan is: " + text
+    elif damage == "fence":
+        text = "```json\n" + text + "\n```"
+    elif damage == "braces":
+        text = text.replace("{", "{{").replace("}", "}}")
+    return text
+
+
+@_SETTINGS
+@given(text=damaged_plans(), suffix=st.sampled_from([".txt", ".json"]), strict=st.booleans())
+def test_damaged_plans(text: str, suffix: str, strict: bool,
+                       capsys: pytest.CaptureFixture[str]) -> None:
+    extra = ("--strict-json",) if strict else ()
+    assert_clean_exit(*run_on(text, suffix, capsys, *extra))
+
+
+def test_deeply_nested_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert_clean_exit(*run_on("[" * 50000 + "]" * 50000, ".json", capsys))
+    assert_clean_exit(*run_on("[" * 50000, ".txt", capsys))
+
+
+def test_invalid_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(b"\xff\xfe\x00[")
+    code = main([str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "PC001" in out + err and "Traceback" not in out + err
