@@ -80,7 +80,7 @@ def test_unknown_tool_does_not_cascade(tmp_path: Path,
     plan[0]["inputs"] = {"foo": 1, "bar": 2}
     code, out, _ = run_cli(capsys, str(write(tmp_path, "p.json", plan)), "--format", "json")
     errors = [d["code"] for d in json.loads(out)["diagnostics"] if d["severity"] == "error"]
-    assert errors == ["PC201"]
+    assert code == 1 and errors == ["PC201"]
 
 
 def test_select_ignore_and_fail_level(tmp_path: Path,
@@ -92,7 +92,7 @@ def test_select_ignore_and_fail_level(tmp_path: Path,
     assert run_cli(capsys, path, "--fail-level", "warning")[0] == 1
     assert run_cli(capsys, path, "--fail-level", "warning", "--ignore", "PC3")[0] == 0
     code, out, _ = run_cli(capsys, path, "--select", "literal-type-mismatch", "--format", "json")
-    assert [d["code"] for d in json.loads(out)["diagnostics"]] == ["PC302"]
+    assert code == 0 and [d["code"] for d in json.loads(out)["diagnostics"]] == ["PC302"]
 
 
 def test_usage_and_io_errors_exit_two(tmp_path: Path,
