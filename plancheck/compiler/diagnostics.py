@@ -35,11 +35,16 @@ class Label:
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """Replace the value at a JSON pointer of the plan (``None`` pointer value = delete it)."""
+    """Replace the value at a JSON pointer of the plan (``None`` pointer value = delete it).
+
+    With ``insert``, ``value`` is inserted into the array *before* the element the pointer
+    names (pointers still index the original array), as JSON Patch's ``add`` does.
+    """
 
     pointer: str
     value: Any = None  # a JSON value
     delete: bool = False
+    insert: bool = False
 
 
 @dataclass(frozen=True, slots=True)

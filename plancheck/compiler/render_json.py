@@ -48,7 +48,8 @@ def diagnostic_to_dict(diagnostic: Diagnostic) -> dict[str, Any]:
                 "message": suggestion.message,
                 "applicability": suggestion.applicability,
                 "edits": [
-                    {"pointer": e.pointer, "value": _jsonable(e.value), "delete": e.delete}
+                    {"pointer": e.pointer, "value": _jsonable(e.value), "delete": e.delete,
+                     **({"insert": True} if e.insert else {})}
                     for e in suggestion.edits
                 ],
             }

@@ -1,7 +1,9 @@
 """Diagnostics found by executing a plan symbolically.
 
 * ``PC501`` use before definition: in the order the steps are listed, an input reads a result
-  that no step has produced yet (the numbers say earlier, the listing says later).
+  that no step has produced yet although the numbers say it comes earlier (the listing says
+  later). A reference to the same or a higher number is a forward reference, which name
+  resolution reports (``PC207``); it is not reported twice.
 * ``PC502`` an output produced and never consumed, reported for steps whose other outputs feed
   later steps (a final step's outputs are the plan's results).
 * ``PC503`` (info) a step whose results do not reach the plan's last step.
@@ -25,6 +27,8 @@ def interpretation_diagnostics(plan: Plan, resolution: Resolution, toolset: Tool
         reference = event.reference
         if event.kind != "use-before-definition" or not isinstance(reference, Reference):
             continue
+        if event.step.index is None or reference.step >= event.step.index:
+            continue  # a reference to the same or a later number: name resolution's PC207
         producer = next((s for s in plan.steps if s.index == reference.step), None)
         diagnostics.append(
             make(

@@ -55,7 +55,12 @@ class SymbolicExecutor:
 
 
 class CallableExecutor:
-    """Runs registered Python callables: ``fn(**arguments) -> {output_key: value}``."""
+    """Runs registered Python callables, one per tool: ``fn(**arguments) -> {output_key: value}``.
+
+    Arguments are keyed by the plan's input keys; a literal is passed as written, a reference
+    as the value the referenced step returned. Every failure is an :class:`ExecutionError`
+    naming the step (a tool's own exception is chained to it).
+    """
 
     def __init__(self, tools: Mapping[str, Callable[..., Mapping[str, Any]]]) -> None:
         self.tools = dict(tools)
@@ -64,22 +69,30 @@ class CallableExecutor:
         return value
 
     def unknown(self, reason: str) -> Any:
-        raise ExecutionError(reason)
+        raise ExecutionError(f"{reason} has no value: no step listed earlier produced it")
 
     def call(self, step: Step, tool: str, arguments: Mapping[str, Any],
              outputs: tuple[str, ...]) -> Mapping[str, Any]:
+        where = f"step {step.index} (`{tool}`)"
         function = self.tools.get(tool)
         if function is None:
-            raise ExecutionError(f"no callable registered for tool `{tool}`")
-        produced = dict(function(**arguments))
+            raise ExecutionError(f"{where}: no callable is registered for tool `{tool}`")
+        try:
+            returned = function(**arguments)
+        except Exception as error:
+            raise ExecutionError(f"{where} raised {type(error).__name__}: {error}") from error
+        if not isinstance(returned, Mapping):
+            raise ExecutionError(f"{where} returned {type(returned).__name__}, not a mapping "
+                                 "from output keys to values")
+        produced = dict(returned)
         missing = [k for k in outputs if k not in produced]
         if missing:
-            raise ExecutionError(f"`{tool}` returned no {', '.join(missing)}")
+            raise ExecutionError(f"{where} returned no " + ", ".join(f"`{k}`" for k in missing))
         return produced
 
 
 class ExecutionError(RuntimeError):
-    pass
+    """A plan could not be executed with real tools."""
 
 
 @dataclass(slots=True)
@@ -128,10 +141,13 @@ def run(plan: Plan, toolset: Toolset | None = None, executor: Executor | None = 
                 pending = value.step in listed and value.step not in executed
                 kind = "use-before-definition" if pending else "unresolved"
                 trace.events.append(Event(kind, step, argument.name, value))
-                arguments[argument.name] = executor.unknown(f"{value.step}.{value.key}")
+                arguments[argument.name] = executor.unknown(
+                    f"step {step.index} input `{argument.name}`: output `{value.key}` of step "
+                    f"{value.step}")
             elif isinstance(value, MalformedReference):
                 trace.events.append(Event("unresolved", step, argument.name, value))
-                arguments[argument.name] = executor.unknown(value.raw)
+                arguments[argument.name] = executor.unknown(
+                    f"step {step.index} input `{argument.name}`: {value.raw!r}")
             else:
                 param = signature.input(argument.name) if signature else None
                 arguments[argument.name] = executor.literal(value.value,
@@ -145,3 +161,26 @@ def run(plan: Plan, toolset: Toolset | None = None, executor: Executor | None = 
             for key, result in produced.items():
                 trace.values[(step.index, key)] = result
     return trace
+
+
+def replay(
+    plan: Plan,
+    tools: Mapping[str, Callable[..., Mapping[str, Any]]],
+    toolset: Toolset | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Run a plan with real Python callables and return what each step produced.
+
+    ``tools`` maps a tool name to ``fn(**inputs) -> {output_key: value}``. Steps run once each,
+    in the order listed, and a reference passes exactly the value its step returned, so a
+    replay is deterministic whenever the callables are (the deterministic replay of DORA,
+    section 3.4). With a ``toolset`` every output the tool declares must be returned;
+    without one, those the step lists. The plan is not checked first (``plancheck.check``
+    does that); what stops execution raises :class:`ExecutionError`.
+
+    Returns ``{step number: {output key: value}}``.
+    """
+    trace = run(plan, toolset, CallableExecutor(tools))
+    produced: dict[int, dict[str, Any]] = {}
+    for (index, key), value in trace.values.items():
+        produced.setdefault(index, {})[key] = value
+    return produced

@@ -35,27 +35,42 @@ class InputValue:
 
 @dataclass(frozen=True, slots=True)
 class ResultValue:
-    """The output ``key`` of calling ``tool`` on ``arguments``."""
+    """The output ``key`` of calling ``tool`` on ``arguments``.
+
+    Results share their arguments (one result may feed many steps), so the hash is computed
+    once, from the children's cached hashes, instead of by walking the whole DAG each time.
+    """
 
     tool: str
     output: str
     arguments: tuple[tuple[str, SymbolicValue], ...]
     type: str | None = field(default=None, compare=False)
     step: int | None = field(default=None, compare=False)  # provenance, not identity
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.tool, self.output, self.arguments)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def describe(self) -> str:
         args = ", ".join(f"{name}={value.describe()}" for name, value in self.arguments)
         return f"{self.tool}({args}).{self.output}"
 
     def inputs(self) -> list[InputValue]:
-        """The user inputs this result derives from."""
-        found: list[InputValue] = []
-        for _, value in self.arguments:
+        """The user inputs this result derives from, each once, in first-use order."""
+        found: dict[InputValue, None] = {}
+        seen: set[int] = set()
+        stack: list[SymbolicValue] = [self]
+        while stack:
+            value = stack.pop()
             if isinstance(value, InputValue):
-                found.append(value)
-            elif isinstance(value, ResultValue):
-                found.extend(value.inputs())
-        return found
+                found.setdefault(value, None)
+            elif isinstance(value, ResultValue) and id(value) not in seen:
+                seen.add(id(value))
+                stack.extend(v for _, v in reversed(value.arguments))
+        return list(found)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,8 @@ class TypeLattice:
             return Compat.UNKNOWN
         if self.is_subtype(actual, expected):
             return Compat.OK
-        if produced.polymorphic and self.is_subtype(expected, actual):
+        if produced.polymorphic and self.descendants[actual] & self.descendants[expected]:
+            # `any T` may be any subtype of T, so it fits wherever some subtype of T does.
             return Compat.OK
         if any(self.related(target, expected) for target in self.conversions(actual)):
             return Compat.CONVERTIBLE

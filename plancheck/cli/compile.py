@@ -1,0 +1,125 @@
+"""``plancheck compile FILE --to python [--tools T] [-o OUT]``: a plan as a typed Python module.
+
+The module holds the toolset's typed stubs and one function per plan (``run_plan`` for a single
+plan), one assignment per step; see :mod:`plancheck.compiler.pycompile`.
+
+Like a compiler that emits despite type errors, a plan whose only errors are name, type or
+dependency errors is still compiled (mypy then rejects the same bindings) and the errors are
+printed with exit code 1. A plan that cannot be represented (unreadable steps, references or
+JSON, duplicate step numbers or inputs) is refused with its diagnostics and exit code 1; in a
+file of several plans the others are still compiled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+
+# Errors after which the plan has no faithful Python rendering: unreadable input or shape,
+# unreadable references. (PC109, steps numbered out of order, compiles fine.)
+_UNCOMPILABLE = ("PC001", "PC002", "PC1", "PC205")
+
+if TYPE_CHECKING:
+    from plancheck.compiler.diagnostics import Diagnostic
+    from plancheck.compiler.driver import Report
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, JSONL, DSL) or -")
+    parser.add_argument("--to", choices=("python",), required=True, help="target language")
+    toolset_option(parser)
+    parser.add_argument("-o", "--output", metavar="OUT", default=None,
+                        help="write the module to this file (default: standard output)")
+    parser.add_argument("--strict-json", action="store_true",
+                        help="do not repair damaged JSON or read alias keys")
+
+
+def run(args: argparse.Namespace) -> int:
+    from plancheck.compiler.diagnostics import Severity
+    from plancheck.compiler.driver import CheckOptions, check_paths
+    from plancheck.compiler.pycompile import (
+        CompileError,
+        compile_plans,
+        encoding_gaps,
+        identifier,
+    )
+
+    toolset, problems = load_toolset_or_exit(args.tools)
+    if toolset is None:
+        print_plain(problems)
+        return EXIT_ERROR
+    reports = list(check_paths([args.file], toolset, CheckOptions(strict_json=args.strict_json)))
+    refused = [r for r in reports if any(_blocks(d) for d in r.diagnostics)]
+    if refused:
+        _render(refused, [d for r in refused for d in r.diagnostics if _blocks(d)])
+    compilable = [r for r in reports if r.plan is not None and r not in refused]
+    if not compilable:
+        if refused:
+            print("plancheck compile: not compiled; fix the errors above first",
+                  file=sys.stderr)
+            codes = {d.code for r in refused for d in r.diagnostics}
+            return EXIT_ERROR if codes & {"PC001", "PC002"} else EXIT_FINDINGS
+        print(f"plancheck compile: no plan found in {args.file}", file=sys.stderr)
+        return EXIT_FINDINGS
+    plans = [r.plan for r in compilable if r.plan is not None]
+    functions = None
+    if len(plans) > 1:
+        # One function per plan, named after its task, its name or its record.
+        labels = [r.task_id if r.task_id is not None else
+                  (r.plan.name if r.plan is not None and r.plan.name else r.record)
+                  for r in compilable]
+        functions = [identifier(f"plan_{label if label is not None else i}")
+                     for i, label in enumerate(labels)]
+    try:
+        module = compile_plans(plans, toolset, functions=functions)
+    except CompileError as error:
+        print(f"plancheck compile: cannot compile {args.file}: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    for tool, output, expected in encoding_gaps(toolset):
+        print(f"plancheck compile: note: mypy accepts `{tool}.{output}` where `{expected}` is "
+              "expected and plancheck does not (a polymorphic output whose subtypes have "
+              "other parents)", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.write(module.source)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(module.source)
+        except OSError as error:
+            print(f"plancheck compile: cannot write {args.output}: {error.strerror or error}",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        count = f"{len(plans)} plan{'s' if len(plans) != 1 else ''}"
+        print(f"plancheck compile: wrote {args.output} ({count})", file=sys.stderr)
+    errors = [d for r in compilable for d in r.diagnostics if d.severity is Severity.ERROR]
+    if errors:
+        _render(compilable, errors)
+        print(f"plancheck compile: compiled with {len(errors)} error"
+              f"{'s' if len(errors) != 1 else ''}; a type checker rejects the module too",
+              file=sys.stderr)
+    if refused:
+        print(f"plancheck compile: {len(refused)} plan{'s' if len(refused) != 1 else ''} "
+              "not compiled (errors above)", file=sys.stderr)
+    return EXIT_FINDINGS if errors or refused else EXIT_OK
+
+
+def _blocks(diagnostic: Diagnostic) -> bool:
+    """An error after which the plan has no faithful Python rendering."""
+    from plancheck.compiler.diagnostics import Severity
+
+    return diagnostic.severity is Severity.ERROR and diagnostic.code != "PC109" and \
+        diagnostic.code.startswith(_UNCOMPILABLE)
+
+
+def _render(reports: list[Report], diagnostics: list[Diagnostic]) -> None:
+    from plancheck.compiler.render_text import TextRenderer, use_colour
+
+    lines = {r.file: r.lines for r in reports if r.lines is not None}
+    renderer = TextRenderer(colour=use_colour(sys.stderr), lines_for=lines.get)
+    for diagnostic in diagnostics:
+        print(renderer.render(diagnostic), file=sys.stderr)
+        print(file=sys.stderr)
