@@ -129,6 +129,11 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [unit]
     start = len(text) - len(text.lstrip())
     region = (start, len(text.rstrip()))
+    from plancheck.dora.frontend import trajectory_unit  # DORA-style tool-call trajectories
+
+    trajectory = trajectory_unit(value, file, lines, region)
+    if trajectory is not None:
+        return [trajectory]
     if _is_record_list(value):
         return [
             _record_unit(item, f"/{i}", file, lines, region, strict, default_name=f"item {i}")

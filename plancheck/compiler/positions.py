@@ -90,7 +90,8 @@ class Positions:
     def pointer_offsets(self, pointer: str, on_key: bool = False) -> tuple[int, int] | None:
         if self.json_region is None or not pointer.startswith(self.prefix):
             return None
-        relative = pointer[len(self.prefix) :]
+        # json-source-map keys its map by the raw member names joined with "/" (unescaped).
+        relative = pointer[len(self.prefix) :].replace("~1", "/").replace("~0", "~")
         source_map = self._source_map()
         # Walk up to the nearest pointer that exists (a deleted or missing member).
         while relative not in source_map and relative:

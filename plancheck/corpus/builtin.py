@@ -1,8 +1,8 @@
 """The built-in DisasterBench tool pool, written in the workflow DSL (``disasterbench.wf``).
 
 Parsing the DSL costs tens of milliseconds (Lark); the compiled toolset is therefore cached as a
-pickle in the user's cache directory, keyed by a hash of the source and of plancheck's version,
-so the linter's start-up pays for it once.
+pickle in the user's cache directory, keyed by a hash of the DSL source and of the IR module that
+defines the pickled classes, so the linter's start-up pays for it once.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ def _cache_dir() -> Path:
 
 
 def _cache_file(source: bytes) -> Path:
-    digest = hashlib.sha256(source + f"|{_CACHE_FORMAT}".encode()).hexdigest()[:20]
+    # The pickle holds IR objects: a change to their classes must invalidate it too.
+    from plancheck.dsl import ast
+
+    digest = hashlib.sha256(
+        source + Path(ast.__file__).read_bytes() + f"|{_CACHE_FORMAT}".encode()
+    ).hexdigest()[:20]
     return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.pickle"
 
 

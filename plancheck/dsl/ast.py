@@ -227,6 +227,9 @@ class Param:
     doc: str = ""
     span: Span = NO_SPAN
     polymorphic: bool = False
+    # The JSON Schema a foreign pool (MCP, OpenAI tools) declares for the parameter, as
+    # canonical JSON; literals are then checked against it (see corpus/schema_types.py).
+    schema_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,6 +139,12 @@ def _check_literal(
     lattice: TypeLattice,
 ) -> Diagnostic | None:
     value = literal.value
+    if param.schema_text is not None:  # a JSON Schema parameter (MCP/OpenAI pools)
+        from plancheck.corpus.schema_types import schema_literal_diagnostic
+
+        found = schema_literal_diagnostic(step, literal, param, tool)
+        if found is not None or not isinstance(value, str):
+            return found  # the schema decides; a string may still be a path of the wrong kind
     if not isinstance(value, str):
         if value is None or isinstance(value, (list, dict)):
             shown = "null" if value is None else type(value).__name__

@@ -1,0 +1,150 @@
+"""The shape of a DORA-style trajectory file: a JSON list of tool calls.
+
+DORA's gold trajectory is "a gold tool-call sequence T* = <t1, ..., tK> specifying each tool
+name, its purpose, and its input arguments" (DORA paper, section 3.4). Its exact field names
+are not published, so the common spellings of a call are all read:
+
+* the tool's name under ``tool``, ``name``, ``tool_name``, ``function`` or ``action``;
+* its arguments (an object, or a JSON string holding one, as OpenAI ``tool_calls`` write them)
+  under ``arguments``, ``args``, ``input``, ``inputs``, ``parameters``, ``params`` or
+  ``action_input``; a call without arguments passes none;
+* an OpenAI tool call ``{"type": "function", "function": {"name", "arguments"}}``;
+* other members (``purpose``, ``thought``, ``obs``, ``id``, ...) are ignored.
+
+The list may stand alone or under ``trajectory``, ``gold_trajectory``, ``tool_calls`` or
+``calls`` of an object (a DORA task file holds query, data, trajectory and answer).
+
+Calls are numbered by their place in the list from 0, as ``trajectory[N]`` indexes it; when
+every call carries an integer ``step`` (or ``index``) and these are 1, 2, ..., K, references
+count from 1 instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+NAME_KEYS = ("tool", "name", "tool_name", "function", "action")
+ARGUMENT_KEYS = ("arguments", "args", "input", "inputs", "parameters", "params", "action_input")
+WRAPPER_KEYS = ("trajectory", "gold_trajectory", "tool_calls", "calls")
+NUMBER_KEYS = ("step", "index")
+# Members that make an object something else: a DisasterBench plan step, or a tool definition.
+_FOREIGN_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs",
+                           "inputSchema", "input_schema"})
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def unwrap_trajectory(value: Any) -> tuple[Any, str]:
+    """The call list and its JSON pointer (an object holding it under a wrapper key)."""
+    if isinstance(value, dict):
+        for key in WRAPPER_KEYS:
+            if isinstance(value.get(key), list):
+                return value[key], "/" + key
+    return value, ""
+
+
+def looks_like_trajectory(value: Any) -> bool:
+    """Whether a JSON document is a trajectory rather than a plan, a record or a tool pool.
+
+    An object holding a list under ``trajectory`` or ``gold_trajectory`` is one. Otherwise (a
+    bare list, or one under ``tool_calls`` or ``calls``): a non-empty list of objects, none
+    with a DisasterBench step field (``agent``, ``dependence``, ...) or a tool-definition field
+    (``inputSchema``, a ``parameters`` schema), at least one of which names a tool and passes
+    arguments.
+    """
+    calls, pointer = unwrap_trajectory(value)
+    if not isinstance(calls, list):
+        return False
+    if pointer in ("/trajectory", "/gold_trajectory"):
+        return True
+    found_call = False
+    for item in calls:
+        call = _call_object(item)
+        if call is None or _FOREIGN_KEYS.intersection(call) or _FOREIGN_KEYS.intersection(item):
+            return False
+        if _is_tool_definition(item) or _is_tool_definition(call):
+            return False
+        found_call = found_call or (any(isinstance(call.get(k), str) for k in NAME_KEYS)
+                                    and any(k in call for k in ARGUMENT_KEYS))
+    return found_call
+
+
+def _is_tool_definition(value: dict[str, Any]) -> bool:
+    """An OpenAI function definition: its ``parameters`` is an object schema."""
+    parameters = value.get("parameters")
+    return isinstance(parameters, dict) and (
+        parameters.get("type") == "object" and isinstance(parameters.get("properties"), dict)
+    )
+
+
+def _call_object(item: Any) -> dict[str, Any] | None:
+    if not isinstance(item, dict):
+        return None
+    inner = item.get("function")
+    return inner if isinstance(inner, dict) else item
+
+
+@dataclass(frozen=True, slots=True)
+class RawCall:
+    """One call as written, with the JSON pointers of its parts."""
+
+    position: int
+    pointer: str  # the item in the list
+    name: Any
+    name_pointer: str | None  # None: no name member
+    arguments: Any
+    arguments_pointer: str | None  # None: no arguments member
+    is_object: bool = True
+
+
+def read_calls(calls: Sequence[Any], pointer: str = "") -> list[RawCall]:
+    """Locate the name and arguments of each call (nothing is validated here)."""
+    found = []
+    for position, item in enumerate(calls):
+        item_pointer = f"{pointer}/{position}"
+        call = _call_object(item)
+        if call is None:
+            found.append(RawCall(position, item_pointer, None, None, None, None, False))
+            continue
+        base = f"{item_pointer}/function" if call is not item else item_pointer
+        name_key = next((k for k in NAME_KEYS if isinstance(call.get(k), str)), None) or next(
+            (k for k in NAME_KEYS if k in call and not isinstance(call.get(k), dict)), None)
+        arguments_key = next((k for k in ARGUMENT_KEYS if k in call), None)
+        found.append(RawCall(
+            position, item_pointer,
+            call.get(name_key) if name_key else None,
+            f"{base}/{_escape(name_key)}" if name_key else None,
+            call.get(arguments_key) if arguments_key else None,
+            f"{base}/{_escape(arguments_key)}" if arguments_key else None,
+        ))
+    return found
+
+
+def decode_arguments(arguments: Any) -> Any:
+    """Arguments written as a JSON string (OpenAI ``tool_calls``) decoded; others unchanged."""
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except (json.JSONDecodeError, RecursionError):
+            return arguments
+    return arguments
+
+
+def reference_base(calls: Sequence[Any]) -> int:
+    """0, or 1 when every call is numbered and the numbers are exactly 1, 2, ..., K."""
+    numbers = []
+    for item in calls:
+        call = _call_object(item)
+        source = item if isinstance(item, dict) else {}
+        number = next((source.get(k) for k in NUMBER_KEYS if k in source), None)
+        if number is None and call is not None:
+            number = next((call.get(k) for k in NUMBER_KEYS if k in call), None)
+        if not isinstance(number, int) or isinstance(number, bool):
+            return 0
+        numbers.append(number)
+    return 1 if numbers and numbers == list(range(1, len(numbers) + 1)) else 0
