@@ -152,3 +152,13 @@ def test_no_color_env_and_force_color(tmp_path: Path) -> None:
     plain = subprocess.run([sys.executable, "-m", "plancheck", str(path)],
                            capture_output=True, text=True, env=env, check=False)
     assert "\x1b[" not in plain.stdout
+
+
+def test_a_directory_stands_for_its_plan_files(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "plans" / "nested").mkdir(parents=True)
+    write(tmp_path / "plans", "a.json", GOOD)
+    write(tmp_path / "plans" / "nested", "b.json", [dict(GOOD[0], agent="Nope")])
+    write(tmp_path / "plans", "notes.md", "not a plan")
+    code, out, _ = run_cli(capsys, str(tmp_path / "plans"))
+    assert code == 1 and "(2 plans in 2 files checked)" in out and "b.json" in out

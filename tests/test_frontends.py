@@ -114,3 +114,12 @@ def test_dsl_syntax_error_has_position() -> None:
     (diagnostic,) = report.diagnostics
     assert diagnostic.code == "PC114" and diagnostic.span is not None
     assert diagnostic.span.start_col == 38
+
+
+def test_trailing_comma_in_a_text_completion_repairs_the_whole_plan() -> None:
+    pretty = json.dumps(PLAN, indent=2)
+    cut = pretty.index("]\n  },") + 1
+    text = "Here it is:\n" + pretty[:cut] + "," + pretty[cut:]  # `],` before the step's `}`
+    report = plancheck.check(text, name="answer.txt")
+    assert report.plan is not None and len(report.plan.steps) == 2
+    assert "PC102" in codes(report) and report.ok

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from plancheck import __version__
 
@@ -28,46 +29,64 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]]:
-    """name -> (module, add_arguments, help); modules are imported only when used."""
-    from plancheck.cli import arguments as a
+# name -> (module, one-line help). Each module defines ``add_arguments(parser)`` and
+# ``run(args) -> int`` and keeps its top-level imports light (``--help`` imports them all).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("plancheck.cli.check", "lint plans (the default command)"),
+    "fmt": ("plancheck.cli.fmt", "print a plan as DSL or canonical JSON"),
+    "explain": ("plancheck.cli.explain", "describe a diagnostic code"),
+    "fix": ("plancheck.cli.fix", "repair a plan with minimum edits (Z3)"),
+    "synth": ("plancheck.cli.synth", "enumerate type-correct workflows (Z3)"),
+    "compile": ("plancheck.cli.compile", "compile a plan to typed Python"),
+    "score": ("plancheck.cli.score", "score predictions against gold plans"),
+    "report": ("plancheck.cli.report", "reproduce the paper's tables from scored results"),
+    "plan": ("plancheck.cli.plan", "generate plans for benchmark tasks"),
+    "toolset": ("plancheck.cli.toolset", "inspect, convert and export toolsets"),
+}
 
-    return {
-        "check": ("plancheck.cli.check", a.check_arguments, "lint plans (the default command)"),
-        "fmt": ("plancheck.cli.fmt", a.fmt_arguments, "print a plan as DSL or canonical JSON"),
-        "explain": ("plancheck.cli.explain", a.explain_arguments, "describe a diagnostic code"),
-    }
+
+def _available() -> dict[str, Any]:
+    """The command modules that exist in this installation."""
+    import importlib
+
+    modules = {}
+    for name, (module_name, _help) in SUBCOMMANDS.items():
+        try:
+            modules[name] = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+    return modules
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: dict[str, Any]) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="plancheck",
         description="A statically typed, compiler-style checker for LLM tool-use plans.",
     )
     parser.add_argument("--version", action="version", version=f"plancheck {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (_module, add_arguments, help_text) in _subcommands().items():
+    for name, module in modules.items():
+        help_text = SUBCOMMANDS[name][1]
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        add_arguments(sub)
+        module.add_arguments(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    names = _subcommands()
-    if args_list and args_list[0] not in names and args_list[0] not in ("-h", "--help",
-                                                                        "--version"):
+    if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
+        "-h", "--help", "--version"
+    ):
         args_list.insert(0, "check")
     try:
-        parser = build_parser()
+        modules = _available()
+        parser = build_parser(modules)
         args = parser.parse_args(args_list)
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
-        import importlib
-
-        module = importlib.import_module(names[args.command][0])
-        run: Command = module.run
+        run: Command = modules[args.command].run
         return run(args)
     except UsageError as error:
         print(f"plancheck: error: {error}", file=sys.stderr)

@@ -1,59 +1,206 @@
-"""``plancheck check``: lint plans."""
+"""``plancheck check``: lint plans.
+
+Settings come from, in increasing priority: defaults, the configuration file
+(``[tool.plancheck]`` of the nearest pyproject.toml, or plancheck.toml; see
+:mod:`plancheck.config`), and the command line.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+from typing import TYPE_CHECKING
 
-from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, parse_codes, print_plain
-from plancheck.compiler.diagnostics import Diagnostic, Severity
-from plancheck.compiler.driver import CheckOptions, Report, check_paths
-from plancheck.compiler.positions import LineIndex
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from plancheck.cli.common import load_toolset_or_exit, parse_codes, print_plain, toolset_option
+from plancheck.compiler.diagnostics import Diagnostic, Severity, make
+from plancheck.compiler.driver import CheckOptions, check_paths
+from plancheck.compiler.renderers import FORMATS
+
+if TYPE_CHECKING:
+    from plancheck.config import Config, ConfigError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="plan files (.json, .jsonl, .txt completions, .wf DSL), or - for "
+                        "standard input")
+    toolset_option(parser)
+    parser.add_argument("--format", choices=tuple(FORMATS), default=None,
+                        help="output format: " + "; ".join(
+                            f"{name}: {description}" for name, (_, description)
+                            in FORMATS.items()) + " (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", default=None,
+                        help="write the report to FILE (replaced atomically) instead of "
+                        "standard output (- for standard output)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print how many diagnostics of each code were found instead of "
+                        "the diagnostics (with --output, in addition to the report)")
+    parser.add_argument("--select", default=None, metavar="CODES",
+                        help="comma-separated codes, prefixes or names to report (default: all)")
+    parser.add_argument("--ignore", default=None, metavar="CODES",
+                        help="comma-separated codes, prefixes or names not to report")
+    parser.add_argument("--fail-level", choices=("error", "warning", "info"), default=None,
+                        help="lowest severity that makes the exit code 1 (default: error)")
+    parser.add_argument("--strict-json", action=argparse.BooleanOptionalAction, default=None,
+                        help="do not repair damaged JSON or read alias keys")
+    parser.add_argument("--no-types", action="store_true", help="skip type checking")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only the summary line (text and concise formats)")
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help="read settings from FILE (a plancheck.toml, or a pyproject.toml "
+                        "with [tool.plancheck]) instead of the nearest one")
+    parser.add_argument("--no-config", action="store_true",
+                        help="ignore configuration files")
+    parser.add_argument("--explain", action="store_true",
+                        help="explain inconsistent dependency constraints with a minimal "
+                        "conflicting set (Z3)")
+    parser.add_argument("--gold", metavar="GOLD", default=None,
+                        help="compare with gold plans: a plan file, or a benchmark JSONL whose "
+                        "records are matched by task_id")
 
 
 def run(args: argparse.Namespace) -> int:
+    config = _configuration(args)
+    if config is None:
+        return EXIT_ERROR
+    select = (parse_codes(args.select, "--select") if args.select is not None
+              else config.select or ())
+    ignore = (parse_codes(args.ignore, "--ignore") if args.ignore is not None
+              else config.ignore or ())
     options = CheckOptions(
-        strict_json=args.strict_json,
+        strict_json=args.strict_json if args.strict_json is not None
+        else bool(config.strict_json),
         types=not args.no_types,
-        select=parse_codes(args.select, "--select"),
-        ignore=parse_codes(args.ignore, "--ignore"),
+        select=select,
+        ignore=ignore,
+        severity_overrides=config.severity,
     )
-    fail_level = Severity.parse(args.fail_level)
-    toolset, toolset_diagnostics = load_toolset_or_exit(args.tools)
+    fail_level = (Severity.parse(args.fail_level) if args.fail_level is not None
+                  else config.fail_level or Severity.ERROR)
+    format_name = args.format or config.format or "text"
+    toolset, toolset_diagnostics = load_toolset_or_exit(
+        args.tools if args.tools is not None else config.tools)
     if toolset is None:
         print_plain(toolset_diagnostics)
         return EXIT_ERROR
-    reports = list(check_paths(args.files, toolset, options))
+    phases = []
+    if args.explain:
+        from plancheck.typecheck.solver import explain_conflicts
+
+        phases.append(explain_conflicts)
+    reports = list(check_paths(args.files, toolset, options, phases))
+    if args.gold:
+        from plancheck.scoring.gold import GoldError, GoldIndex, add_gold_diagnostics
+
+        try:
+            gold = GoldIndex.load(args.gold)
+        except GoldError as error:
+            print_plain(error.diagnostics)
+            return EXIT_ERROR
+        for report in reports:
+            add_gold_diagnostics(report, gold, options)
     diagnostics = [d for d in toolset_diagnostics if options.keeps(d.code, d.name)]
     for report in reports:
         diagnostics.extend(report.diagnostics)
     files = len({r.file for r in reports})
     plans = sum(1 for r in reports if r.plan is not None or r.value is not None)
-    if args.format == "json":
-        from plancheck.compiler.render_json import render_json
 
-        print(render_json(diagnostics, files=files, plans=plans))
-    else:
-        _print_text(reports, toolset_diagnostics, diagnostics, files, plans, args.quiet)
+    from plancheck.compiler.renderers import RenderContext, renderer
+
+    to_file = args.output is not None and args.output != "-"
+    context = RenderContext(
+        diagnostics, reports, files=files, plans=plans, quiet=args.quiet,
+        colour=not to_file and format_name == "text" and _colour(sys.stdout),
+    )
+    if to_file or not args.statistics:
+        rendered = renderer(format_name)(context)
+        if to_file:
+            if not _write_atomically(args.output, rendered):
+                return EXIT_ERROR
+        elif rendered:
+            print(rendered)
+    if args.statistics:
+        from plancheck.compiler.render_statistics import render_statistics
+
+        print(render_statistics(diagnostics, format_name))
     return _exit_code(diagnostics, fail_level)
 
 
-def _print_text(reports: list[Report], toolset_diagnostics: list[Diagnostic],
-                diagnostics: list[Diagnostic], files: int, plans: int, quiet: bool) -> None:
-    from plancheck.compiler.render_text import TextRenderer, summary_line, use_colour
+def _configuration(args: argparse.Namespace) -> Config | None:
+    """The configuration to apply, or None after reporting why it is unusable."""
+    from plancheck.config import EMPTY, ConfigError, discover
 
-    lines: dict[str, LineIndex] = {r.file: r.lines for r in reports if r.lines is not None}
-    renderer = TextRenderer(colour=use_colour(sys.stdout), lines_for=lines.get)
-    if not quiet:
-        print_plain(toolset_diagnostics, sys.stdout)
-        for report in reports:
-            for diagnostic in report.diagnostics:
-                print(renderer.render(diagnostic))
-                print()
-    counts = {s: sum(1 for d in diagnostics if d.severity is s) for s in Severity}
-    print(summary_line(counts[Severity.ERROR], counts[Severity.WARNING], counts[Severity.INFO],
-                       plans, files))
+    if args.no_config:
+        if args.config is not None:
+            raise UsageError("--config and --no-config contradict each other")
+        return EMPTY
+    try:
+        return discover(args.config)
+    except ConfigError as error:
+        _print_config_error(error)
+        return None
+
+
+def _print_config_error(error: ConfigError) -> None:
+    from plancheck.compiler.positions import LineIndex
+    from plancheck.compiler.render_text import TextRenderer
+
+    source = LineIndex(error.text)
+    text = TextRenderer(colour=_colour(sys.stderr), lines_for=lambda _file: source)
+    for diagnostic in error.diagnostics:
+        print(text.render(diagnostic), file=sys.stderr)
+    print("plancheck: the configuration is invalid; nothing was checked", file=sys.stderr)
+
+
+def _colour(stream: object) -> bool:
+    from plancheck.compiler.render_text import use_colour
+
+    return use_colour(stream)  # type: ignore[arg-type]
+
+
+def _write_atomically(path: str, text: str) -> bool:
+    """Write ``text`` to ``path`` through a temporary file in the same directory, renamed into
+    place only when complete, so that an interrupted run (Ctrl-C, a full disk) never leaves a
+    half-written report behind. False (after printing a PC001 diagnostic) when it cannot."""
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    temporary: str | None = None
+    try:
+        handle, temporary = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            if text and not text.endswith("\n"):
+                out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+        temporary = None
+        return True
+    except OSError as error:
+        reason = error.strerror or str(error)
+        print_plain([make("PC001", f"cannot write {path}: {reason}", data={"path": path})
+                     .with_context(file=path, record=None)])
+        return False
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _mode_for(path: str) -> int:
+    """Keep an existing report's permissions; a new one gets the usual 0666 less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _exit_code(diagnostics: list[Diagnostic], fail_level: Severity) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from typing import TextIO
@@ -10,6 +11,16 @@ from plancheck.cli import UsageError
 from plancheck.compiler.codes import BY_NAME, CODES
 from plancheck.compiler.diagnostics import Diagnostic
 from plancheck.dsl.ast import Toolset
+
+
+def toolset_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tools",
+        metavar="TOOLSET",
+        default=None,
+        help="a DSL toolset file, an official release directory or a tool manifest "
+        "(default: the built-in DisasterBench pool)",
+    )
 
 
 def parse_codes(text: str, option: str) -> tuple[str, ...]:

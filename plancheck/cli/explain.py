@@ -9,6 +9,11 @@ from plancheck.cli import EXIT_ERROR, EXIT_OK
 from plancheck.compiler.codes import BY_NAME, CODES
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("code", nargs="?", metavar="CODE",
+                        help="a diagnostic code (PC201) or name (unknown-tool); omit to list all")
+
+
 def run(args: argparse.Namespace) -> int:
     if not args.code:
         current = None

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, print_plain
+from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
 from plancheck.compiler.diagnostics import Severity
 from plancheck.compiler.driver import CheckOptions, check_paths
 from plancheck.compiler.render_text import TextRenderer, use_colour
@@ -20,6 +20,14 @@ from plancheck.dsl.printer import dump_json, plan_to_dsl, plan_to_json
 # Errors after which the plan has no faithful rendering: shape errors, unreadable references,
 # dependence fields that say something the references do not.
 _UNPRINTABLE = ("PC1", "PC205", "PC401", "PC402", "PC001", "PC002")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, DSL) or -")
+    parser.add_argument("--to", choices=("dsl", "json"), required=True, help="target notation")
+    toolset_option(parser)
+    parser.add_argument("--strict-json", action="store_true",
+                        help="do not repair damaged JSON or read alias keys")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -215,6 +215,10 @@ _ALL = [
     _c("PC610", "hallucinated-steps", E, "The prediction has steps the gold plan lacks.",
        "Every aligned step matches, but the prediction continues past the gold plan's end.",
        "hallucinated_extra_steps"),
+    _c("PC611", "evaluator-crash", E, "The reference evaluator crashes on this prediction.",
+       "The official harness records a crash of the evaluator (for example on a dependence "
+       "list mixing numbers and strings) as error type `exception` at step 0, with all four "
+       "metrics false. It is counted with the structural errors.", "exception"),
     # ---------------------------------------------------------------- toolsets
     _c("PC701", "unknown-type", E, "A type name is not declared in the toolset.",
        "Every parameter and every supertype must name a declared type."),

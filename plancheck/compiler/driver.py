@@ -68,6 +68,7 @@ class Report:
     lines: LineIndex | None = None
     value: Any = None  # the JSON value the plan was lowered from, if any
     record_data: dict[str, Any] | None = None
+    positions: Positions | None = None  # resolves spans of diagnostics added later
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -94,6 +95,13 @@ class Report:
         from plancheck.compiler.feedback import render_feedback
 
         return render_feedback(self, max_items=max_items, include_warnings=include_warnings)
+
+    def add(self, diagnostics: Iterable[Diagnostic], options: CheckOptions | None = None) -> None:
+        """Add diagnostics from a later phase (gold comparison), resolving their spans."""
+        positions = self.positions or Positions(self.file, self.lines or LineIndex(""))
+        self.diagnostics.extend(finish(list(diagnostics), positions, self.file, self.record,
+                                       options or _DEFAULT_OPTIONS))
+        self.diagnostics.sort(key=_position)
 
     def to_dict(self) -> dict[str, Any]:
         from plancheck.compiler.render_json import diagnostic_to_dict
@@ -134,7 +142,8 @@ def check_unit(
     """Lower and check one unit; never raises."""
     options = options or CheckOptions()
     report = Report(unit.file, unit.record, None, task_id=unit.task_id,
-                    lines=unit.positions.lines, record_data=unit.record_data)
+                    lines=unit.positions.lines, record_data=unit.record_data,
+                    positions=unit.positions)
     diagnostics = list(unit.diagnostics)
     try:
         plan = unit.plan
@@ -236,6 +245,26 @@ def check_source(
         yield check_unit(unit, toolset_for(unit, source, toolset), options, extra_phases)
 
 
+PLAN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".wf")
+
+
+def expand_paths(paths: Iterable[str]) -> Iterator[str]:
+    """Files as given; a directory stands for the plan files below it, in sorted order."""
+    from pathlib import Path
+
+    for path in paths:
+        folder = Path(path)
+        if path != "-" and folder.is_dir():
+            found = sorted(
+                p for p in folder.rglob("*")
+                if p.is_file() and p.suffix.lower() in PLAN_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+            )
+            yield from (str(p) for p in found)
+        else:
+            yield path
+
+
 def check_paths(
     paths: Iterable[str],
     toolset: Toolset,
@@ -243,7 +272,7 @@ def check_paths(
     extra_phases: Iterable[PlanPhase] = (),
 ) -> Iterator[Report]:
     options = options or CheckOptions()
-    for path in paths:
+    for path in expand_paths(paths):
         try:
             source = load_source(path, strict=options.strict_json)
         except Exception as error:  # a frontend bug must not sink the other files

@@ -24,6 +24,7 @@ MARKER_RE = re.compile(r"the\s+structured\s+task\s+plan\s+is\s*:", re.IGNORECASE
 FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
 _MAX_CANDIDATES = 400
+_FULL_PLAN = 4  # the score of an array whose every element is a step object
 
 
 @dataclass(slots=True)
@@ -53,7 +54,7 @@ def _score(value: Any) -> int:
     if isinstance(value, list) and value:
         steps = [x for x in value if isinstance(x, dict)]
         if steps and any(("agent" in s or "agent_name" in s) for s in steps):
-            return 4 if len(steps) == len(value) else 2
+            return _FULL_PLAN if len(steps) == len(value) else 2
     return 0
 
 
@@ -116,6 +117,12 @@ def extract_plan(text: str, file: str, *, strict: bool = False) -> Extraction:
     if found is not None:
         return found
     scanned = _best_json_in(text, 0, len(text))
+    if scanned is not None and _score(scanned[0]) < _FULL_PLAN and not strict:
+        # Only a fragment parses (say one step of an array spoiled by a trailing comma): a
+        # repaired whole plan, if there is one, is what the model meant.
+        repaired = _repair(text, file)
+        if repaired.found and _score(repaired.value) > _score(scanned[0]):
+            return repaired
     if scanned is not None:
         value, start, end = scanned
         return _extracted(value, file, start, end, "surrounding text", "embedded")
