@@ -1,0 +1,182 @@
+"""``plancheck score``: score predictions against gold plans (the reference's metrics, FPoF,
+execution equivalence, static validity, F1s), streaming, with per-item output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from plancheck.cli.common import toolset_option
+
+_SHOWN_PROBLEMS = 5
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "predictions",
+        nargs="+",
+        metavar="PRED",
+        help="JSONL of {id?, task_id, completion | plan} records (e.g. "
+        "results/<model>/<method>/predictions.jsonl), or an official "
+        "*_detailed_predictions.json",
+    )
+    parser.add_argument(
+        "--gold",
+        required=True,
+        metavar="GOLD",
+        help="the benchmark JSONL (records matched by task_id), or one gold plan "
+        "(.json) every prediction is compared with",
+    )
+    parser.add_argument(
+        "--per-item",
+        metavar="FILE",
+        default=None,
+        help="write one JSON line per prediction to FILE",
+    )
+    parser.add_argument(
+        "--jobs", "-j", type=int, default=1, metavar="N", help="score in N processes (default 1)"
+    )
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="detailed predictions: re-score raw_selected_completion instead of model_answer",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="no leniency: one JSON document of schema-exact steps, or it is a format error",
+    )
+    parser.add_argument(
+        "--parity-only",
+        action="store_true",
+        help="only the reference's metrics, FPoF and execution equivalence (no "
+        "static checks, F1s or trajectory metrics): fastest",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="summary format")
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="B",
+        help="bootstrap resamples for the 95%% intervals (0: none)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    toolset_option(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from plancheck.cli.common import load_toolset_or_exit, print_plain
+    from plancheck.compiler.frontends import read_text
+    from plancheck.scoring.batch import (
+        InputError,
+        PerItemWriter,
+        ScoreOptions,
+        Summary,
+        read_records,
+        score_records,
+    )
+    from plancheck.scoring.gold import GoldError, GoldIndex
+
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be 0 or more")
+    gold_text, problem = read_text(args.gold)
+    if gold_text is None:
+        assert problem is not None
+        print_plain([problem.with_context(file=args.gold, record=None)])
+        return EXIT_ERROR
+    try:
+        gold = GoldIndex.parse(gold_text, args.gold)
+    except GoldError as error:
+        print_plain(error.diagnostics)
+        return EXIT_ERROR
+    toolset, toolset_problems = load_toolset_or_exit(args.tools)
+    if toolset is None:
+        print_plain(toolset_problems)
+        return EXIT_ERROR
+    unreadable = [path for path in args.predictions if path != "-" and not _readable(path)]
+    if unreadable:
+        for path in unreadable:
+            print(f"plancheck: error[PC001]: cannot read {path}", file=sys.stderr)
+        return EXIT_ERROR
+    options = ScoreOptions(
+        strict=args.strict, raw=args.raw, static=not args.parity_only, extended=not args.parity_only
+    )
+    summaries = {path: Summary(name=path) for path in args.predictions}
+    total = Summary(name="all")
+    problems: list[str] = []
+    writer = PerItemWriter(args.per_item) if args.per_item else None
+
+    def records() -> Any:
+        for path in args.predictions:
+            yield from read_records(path)
+
+    try:
+        for item in score_records(
+            records(), gold, toolset, options, jobs=args.jobs, gold_text=gold_text
+        ):
+            if item.line is not None and writer is not None:
+                writer.write(item.line)
+            summary = summaries.get(item.source) or summaries.get(
+                "-" if item.source == "<stdin>" else item.source
+            )
+            if summary is not None:
+                summary.add(item)
+            total.add(item)
+            if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
+                problems.append(f"{item.source}: {item.problem}")
+    except InputError as error:
+        print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if writer is not None:
+            writer.close()
+    documents = [
+        s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
+    ]
+    overall = total.to_dict(gold, resamples=args.bootstrap, seed=args.seed)
+    if args.format == "json":
+        import json
+
+        print(
+            json.dumps(
+                {"schema_version": 1, "gold": args.gold, "files": documents, "total": overall},
+                indent=2,
+            )
+        )
+    else:
+        from plancheck.scoring.report import render_score_summary
+
+        for document in documents:
+            print(render_score_summary(document, ci=args.bootstrap > 0))
+        if len(documents) > 1:
+            print(render_score_summary(overall, ci=args.bootstrap > 0))
+    return _exit_code(total, problems)
+
+
+def _readable(path: str) -> bool:
+    try:
+        with open(path, "rb"):
+            return True
+    except OSError:
+        return False
+
+
+def _exit_code(total: Any, problems: list[str]) -> int:
+    if total.unmatched:
+        for problem in problems:
+            print(f"plancheck: warning[PC004]: {problem}", file=sys.stderr)
+        print(
+            f"plancheck: {total.unmatched} prediction(s) had no gold plan and were not scored",
+            file=sys.stderr,
+        )
+    if total.malformed:
+        print(
+            f"plancheck: {total.malformed} record(s) could not be read and were scored as "
+            "format_error",
+            file=sys.stderr,
+        )
+    return EXIT_FINDINGS if total.unmatched or total.malformed else EXIT_OK

@@ -1,0 +1,839 @@
+"""Gold plans, and First-Point-of-Failure as compiler diagnostics.
+
+A :class:`GoldIndex` holds the gold plans a prediction is compared with: one plan (a ``.json``
+file; every prediction is compared with it) or a benchmark JSONL whose records are matched by
+``task_id``. :func:`fpof_diagnostics` turns the reference evaluator's verdict into diagnostics:
+the first point of failure is the one error (``PC601``-``PC611``), its type and step are the
+verdict's own, and every later divergence is a *cascaded* note on it rather than another error.
+Labels point into the prediction (JSON pointers the caller resolves) and, when the gold file's
+positions are wanted, into the gold file (already resolved).
+
+``plancheck check PRED --gold GOLD`` calls :func:`add_gold_diagnostics` on every report;
+``plancheck score`` (:mod:`plancheck.scoring.batch`) uses :func:`fpof_diagnostics` without spans.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from plancheck.compiler.codes import CODES, FPOF_CATEGORY
+from plancheck.compiler.diagnostics import Diagnostic, make
+from plancheck.compiler.positions import LineIndex, Positions
+from plancheck.dsl.ast import Span, escape_pointer
+from plancheck.scoring.reference import GoldPlan, ReferenceVerdict, prepare_gold
+
+if TYPE_CHECKING:
+    from plancheck.compiler.driver import CheckOptions, Report
+
+__all__ = [
+    "COMPOSITIONS",
+    "GoldError",
+    "GoldIndex",
+    "GoldTask",
+    "Locator",
+    "add_gold_diagnostics",
+    "composition_of",
+    "fpof_category",
+    "fpof_diagnostics",
+    "task_key",
+]
+
+GOLD_PLAN_FIELDS: Final = ("structured_plan", "plan", "gt_solution")
+COMPOSITIONS: Final = ("Node", "Chain", "Branching")
+
+# The reference harness records a crash of the evaluator as error type "exception"; the paper's
+# Table 18 has no row for it. An unreadable answer is what makes it crash, so it is counted
+# with the structural errors.
+_EXTRA_CATEGORY: Final = {"exception": "Structural Error"}
+
+# The code reporting each fine FPoF type when the failing field is not known more precisely.
+_CODE_FOR_TYPE: Final = {
+    "empty_output": "PC601",
+    "format_error": "PC602",
+    "agent_mismatch": "PC604",
+    "parameter_error": "PC605",
+    "dependency_error": "PC607",
+    "dependency_content_error": "PC608",
+    "early_stop": "PC609",
+    "hallucinated_extra_steps": "PC610",
+    "exception": "PC611",
+}
+
+# Step fields in the order the reference's FPoF walk checks them, with the code of a mismatch.
+_FIELD_CODES: Final = (
+    ("step", "PC603"),
+    ("agent", "PC604"),
+    ("inputs", "PC605"),
+    ("outputs", "PC606"),
+    ("dependence", "PC607"),
+    ("dependence_content", "PC608"),
+)
+_MAX_CASCADED_NOTES: Final = 6
+
+
+def fpof_category(fpof_type: str | None) -> str | None:
+    """The paper's top-level category (Table 18) of a fine FPoF type; None when correct."""
+    if fpof_type is None:
+        return None
+    return FPOF_CATEGORY.get(fpof_type) or _EXTRA_CATEGORY.get(fpof_type, "Structural Error")
+
+
+def task_key(task_id: Any) -> str | None:
+    """How task ids are matched: ``1``, ``1.0`` and ``"1"`` name the same task."""
+    if task_id is None or isinstance(task_id, bool):
+        return None
+    if isinstance(task_id, float) and task_id.is_integer():
+        return str(int(task_id))
+    if isinstance(task_id, int | float):
+        return str(task_id)
+    if isinstance(task_id, str):
+        text = task_id.strip()
+        return text or None
+    return json.dumps(task_id, sort_keys=True)
+
+
+def _dependence_members(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return list(value)
+    return [value]
+
+
+def composition_of(plan: Any) -> str:
+    """Node (one step), Branching (some step's results feed two or more steps) or Chain,
+    the paper's Section 3 definition (the release has 35 / 32 / 166 of them)."""
+    if not isinstance(plan, list) or len(plan) <= 1:
+        return "Node"
+    consumers: dict[Any, int] = {}
+    for item in plan:
+        if not isinstance(item, dict):
+            continue
+        for member in _dependence_members(item.get("dependence")):
+            if isinstance(member, int) and not isinstance(member, bool) and member >= 0:
+                consumers[member] = consumers.get(member, 0) + 1
+    return "Branching" if any(count >= 2 for count in consumers.values()) else "Chain"
+
+
+# --------------------------------------------------------------------------- gold files
+
+
+class GoldError(Exception):
+    """The gold file cannot be used; ``diagnostics`` says why (``PC001`` or ``PC004``)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("; ".join(d.message for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+@dataclass(slots=True, eq=False)
+class GoldTask:
+    """One gold plan and where it lies in its file."""
+
+    task_id: Any
+    plan: Any
+    file: str
+    pointer: str  # the JSON pointer of the plan inside its document
+    positions: Positions | None
+    _prepared: GoldPlan | None = field(default=None, repr=False)
+
+    @property
+    def prepared(self) -> GoldPlan:
+        """The plan prepared for the reference scorer (once)."""
+        if self._prepared is None:
+            self._prepared = prepare_gold(self.plan)
+        return self._prepared
+
+    @property
+    def depth(self) -> int:
+        """The number of steps (the paper's workflow depth)."""
+        return len(self.plan) if isinstance(self.plan, list) else 0
+
+    @property
+    def composition(self) -> str:
+        return composition_of(self.plan)
+
+    def span(self, position: int | None = None, path: str | None = None) -> Span | None:
+        """The resolved span, in the gold file, of the plan, a step or a step field."""
+        if self.positions is None:
+            return None
+        pointer = self.pointer
+        if position is not None:
+            pointer += f"/{position}"
+            if path:
+                pointer += "/" + "/".join(escape_pointer(part) for part in path.split("/"))
+        return self.positions.resolve(Span(self.file, pointer=pointer))
+
+
+@dataclass(slots=True, eq=False)
+class GoldIndex:
+    """Gold plans by task id, or one gold plan for every prediction (``single``)."""
+
+    file: str
+    tasks: dict[str, GoldTask]
+    single: GoldTask | None = None
+
+    def get(self, task_id: Any) -> GoldTask | None:
+        if self.single is not None:
+            return self.single
+        key = task_key(task_id)
+        return None if key is None else self.tasks.get(key)
+
+    def __iter__(self) -> Iterator[GoldTask]:
+        if self.single is not None:
+            return iter([self.single])
+        return iter(self.tasks.values())
+
+    def __len__(self) -> int:
+        return 1 if self.single is not None else len(self.tasks)
+
+    @classmethod
+    def load(cls, path: str) -> GoldIndex:
+        """Read a gold file; raises :class:`GoldError` when it cannot be used."""
+        from plancheck.compiler.frontends import read_text
+
+        text, error = read_text(path)
+        if text is None:
+            assert error is not None
+            raise GoldError([error.with_context(file=path, record=None)])
+        return cls.parse(text, path)
+
+    @classmethod
+    def parse(cls, text: str, file: str) -> GoldIndex:
+        lines = LineIndex(text)
+        if file.lower().endswith((".jsonl", ".ndjson")) or _looks_like_jsonl(text):
+            return cls(file, _jsonl_tasks(text, file, lines))
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError) as error:
+            raise GoldError([_unusable(file, f"the gold file is not JSON: {error}")]) from None
+        start = len(text) - len(text.lstrip())
+        positions = Positions(file, lines, json_region=(start, len(text.rstrip())))
+        if isinstance(value, list) and value and all(_is_gold_record(v) for v in value):
+            tasks: dict[str, GoldTask] = {}
+            for index, record in enumerate(value):
+                _add_task(tasks, record, file, f"/{index}", positions, f"element {index}")
+            return cls(file, tasks)
+        if _is_gold_record(value):
+            key = _gold_field(value)
+            return cls(
+                file, {}, GoldTask(value.get("task_id"), value[key], file, f"/{key}", positions)
+            )
+        if isinstance(value, list):
+            return cls(file, {}, GoldTask(None, value, file, "", positions))
+        raise GoldError(
+            [
+                _unusable(
+                    file,
+                    "the gold file holds neither a plan (a JSON array of steps) nor benchmark "
+                    "records with `task_id` and `structured_plan`",
+                )
+            ]
+        )
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    first = text.lstrip().split("\n", 1)
+    return len(first) == 2 and first[0].rstrip().endswith("}") and first[1].lstrip()[:1] == "{"
+
+
+def _gold_field(record: dict[str, Any]) -> str:
+    return next(key for key in GOLD_PLAN_FIELDS if key in record)
+
+
+def _is_gold_record(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and "task_id" in value
+        and any(key in value for key in GOLD_PLAN_FIELDS)
+    )
+
+
+def _unusable(file: str, message: str) -> Diagnostic:
+    return make("PC004", message, data={"path": file}).with_context(file=file, record=None)
+
+
+def _add_task(
+    tasks: dict[str, GoldTask],
+    record: dict[str, Any],
+    file: str,
+    pointer: str,
+    positions: Positions,
+    where: str,
+) -> None:
+    key = task_key(record.get("task_id"))
+    if key is None:
+        raise GoldError([_unusable(file, f"{where} of the gold file has no usable `task_id`")])
+    if key in tasks:
+        raise GoldError([_unusable(file, f"{where} of the gold file repeats task id {key}")])
+    name = _gold_field(record)
+    tasks[key] = GoldTask(record["task_id"], record[name], file, f"{pointer}/{name}", positions)
+
+
+def _jsonl_tasks(text: str, file: str, lines: LineIndex) -> dict[str, GoldTask]:
+    tasks: dict[str, GoldTask] = {}
+    offset = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        start = offset
+        offset += len(line) + 1
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            raise GoldError(
+                [_unusable(file, f"line {number} of the gold file is not JSON")]
+            ) from None
+        if not _is_gold_record(record):
+            raise GoldError(
+                [
+                    _unusable(
+                        file,
+                        f"line {number} of the gold file is not a benchmark record (an object "
+                        "with `task_id` and `structured_plan`)",
+                    )
+                ]
+            )
+        positions = Positions(file, lines, json_region=(start, start + len(line.rstrip())))
+        _add_task(tasks, record, file, "", positions, f"line {number}")
+    if not tasks:
+        raise GoldError([_unusable(file, "the gold file holds no gold plans")])
+    return tasks
+
+
+# --------------------------------------------------------------------------- divergences
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Type-exact deep equality (1, 1.0 and true all differ), as the reference compares."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is str:
+        return bool(a == b)
+    if kind is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if kind is dict:
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def _is_plain(value: Any) -> bool:
+    """Only strings, nulls, arrays and objects: ``==`` with such a value is type-exact."""
+    kind = type(value)
+    if value is None or kind is str:
+        return True
+    if kind is list:
+        return all(_is_plain(item) for item in value)
+    if kind is dict:
+        return all(_is_plain(item) for item in value.values())
+    return False
+
+
+def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> bool:
+    """For steps already ``==``: whether they are also equal type-exactly. Benchmark gold
+    steps hold only strings besides the integer ``step`` and ``dependence`` members, so only
+    those need a look; anything else takes the full comparison."""
+    for key, value in gold.items():
+        if key == "step":
+            if type(predicted.get(key)) is not type(value):
+                return False
+        elif key == "dependence" and type(value) is list:
+            mine = predicted.get(key)
+            if type(mine) is not list or any(
+                type(a) is not type(b) for a, b in zip(mine, value, strict=False)
+            ):
+                return False
+        elif not _is_plain(value):
+            return _same(predicted, gold)
+    return True
+
+
+def _sorted_dependence(value: Any) -> list[Any] | None:
+    try:
+        return sorted(_dependence_members(value))
+    except TypeError:
+        return None
+
+
+def _field_differs(name: str, predicted: Any, gold: Any) -> bool:
+    if name in ("step", "agent"):
+        return bool(predicted != gold)
+    if name == "dependence":
+        mine, theirs = _sorted_dependence(predicted), _sorted_dependence(gold)
+        return mine is None or theirs is None or not _same(mine, theirs)
+    return not _same(predicted, gold)
+
+
+@dataclass(frozen=True, slots=True)
+class _Divergence:
+    position: int
+    field: str
+    code: str
+
+
+def _step_divergences(position: int, predicted: dict[str, Any], gold: Any) -> list[_Divergence]:
+    if not isinstance(gold, dict):
+        return [_Divergence(position, "", "PC602")]
+    if predicted == gold and _equal_step_same_types(predicted, gold):
+        return []  # the common case, settled (mostly) at C speed
+    return [
+        _Divergence(position, name, code)
+        for name, code in _FIELD_CODES
+        if _field_differs(name, predicted.get(name), gold.get(name))
+    ]
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+Locator = Callable[[int | None, str | None], Span | None]
+"""Where, in the prediction, a step (``position``) or one of its fields (``"agent"``,
+``"inputs/<key>"``) lies; ``(None, None)`` is the whole prediction."""
+
+
+_ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # built once, not per call
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    try:
+        text = _ENCODE(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _input_difference(predicted: Any, gold: Any) -> tuple[str, str | None]:
+    """A sentence on how the inputs differ, and the input key to point at."""
+    if not isinstance(predicted, dict) or not isinstance(gold, dict):
+        return f"inputs are {_show(predicted)}, the gold plan's {_show(gold)}", None
+    missing = [k for k in gold if k not in predicted]
+    extra = [k for k in predicted if k not in gold]
+    changed = [k for k in gold if k in predicted and not _same(predicted[k], gold[k])]
+    parts = []
+    if changed:
+        key = changed[0]
+        parts.append(
+            f"`{key}` is {_show(predicted[key])} where the gold plan has {_show(gold[key])}"
+        )
+        if len(changed) > 1:
+            parts.append(f"{len(changed) - 1} more input(s) differ")
+    if missing:
+        parts.append("missing " + ", ".join(f"`{k}`" for k in missing))
+    if extra:
+        parts.append("unexpected " + ", ".join(f"`{k}`" for k in extra))
+    target = changed[0] if changed else (extra[0] if extra else None)
+    return "; ".join(parts) or "inputs differ in type", target
+
+
+def _describe(divergence: _Divergence, predicted: list[Any], gold: list[Any]) -> tuple[str, str]:
+    """The message of a step-level divergence and the short label under it."""
+    i = divergence.position
+    mine: dict[str, Any] = predicted[i]
+    theirs = gold[i]
+    if divergence.code == "PC602":
+        return (
+            f"step {i} of the gold plan is not a step object, so nothing can match it",
+            "compared with a malformed gold step",
+        )
+    tool = mine.get("agent")
+    name = f"step {i} `{tool}`" if isinstance(tool, str) else f"step {i}"
+    field_name = divergence.field
+    if field_name == "step":
+        return (
+            f"the step at position {i} is numbered {_show(mine.get('step'))}; the gold "
+            f"plan numbers it {_show(theirs.get('step'))}",
+            f"gold: {_show(theirs.get('step'))}",
+        )
+    if field_name == "agent":
+        return (
+            f"step {i} calls `{tool}` where the gold plan calls `{theirs.get('agent')}`",
+            f"gold: `{theirs.get('agent')}`",
+        )
+    if field_name == "inputs":
+        sentence, _ = _input_difference(mine.get("inputs"), theirs.get("inputs"))
+        return f"{name}: {sentence}", "inputs differ from the gold plan's"
+    if field_name == "outputs":
+        return (
+            f"{name} lists outputs {_show(mine.get('outputs'))}; the gold plan "
+            f"{_show(theirs.get('outputs'))}",
+            f"gold: {_show(theirs.get('outputs'))}",
+        )
+    if field_name == "dependence":
+        return (
+            f"{name} depends on {_show(mine.get('dependence'))}; the gold plan on "
+            f"{_show(theirs.get('dependence'))}",
+            f"gold: {_show(theirs.get('dependence'))}",
+        )
+    return (
+        f"{name} has dependence_content {_show(mine.get('dependence_content'))}; the gold "
+        f"plan {_show(theirs.get('dependence_content'))}",
+        f"gold: {_show(theirs.get('dependence_content'))}",
+    )
+
+
+def _field_path(divergence: _Divergence, predicted: list[Any], gold: list[Any]) -> str | None:
+    if divergence.field == "inputs":
+        _, key = _input_difference(
+            predicted[divergence.position].get("inputs"), gold[divergence.position].get("inputs")
+        )
+        if (
+            key is not None
+            and isinstance(predicted[divergence.position].get("inputs"), dict)
+            and key in predicted[divergence.position]["inputs"]
+        ):
+            return f"inputs/{key}"
+    return divergence.field or None
+
+
+def _cascade_note(divergence: _Divergence, predicted: list[Any], gold: list[Any]) -> str:
+    message, _ = _describe(divergence, predicted, gold)
+    return f"then: {message}"
+
+
+def fpof_diagnostics(
+    verdict: ReferenceVerdict,
+    task: GoldTask,
+    locate: Locator | None = None,
+    *,
+    gold_spans: bool = True,
+) -> list[Diagnostic]:
+    """The gold-comparison diagnostic for one scored prediction: none when the verdict has no
+    first point of failure, otherwise exactly one error whose ``data["fpof_type"]`` and
+    ``data["fpof_step"]`` are the verdict's, with later divergences as cascaded notes."""
+    kind = verdict.fpof_type
+    if kind is None:
+        return []
+    prediction = verdict.prediction
+    gold_plan = task.plan if isinstance(task.plan, list) else None
+    data: dict[str, Any] = {
+        "task_id": task.task_id,
+        "fpof_type": kind,
+        "fpof_step": verdict.fpof_step,
+        "fpof_category": fpof_category(kind),
+        "position": None,
+    }
+
+    def here(position: int | None = None, path: str | None = None) -> Span | None:
+        return locate(position, path) if locate is not None else None
+
+    def there(position: int | None = None, path: str | None = None) -> Span | None:
+        return task.span(position, path) if gold_spans else None
+
+    if prediction is None or gold_plan is None:
+        return [_whole_answer_diagnostic(verdict, kind, data, here(), there())]
+
+    aligned = min(len(prediction), len(gold_plan))
+    divergences: list[_Divergence] = []
+    for i in range(aligned):
+        divergences.extend(_step_divergences(i, prediction[i], gold_plan[i]))
+    primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
+    later: list[_Divergence] = []  # cascaded divergences, in plan order
+    gold_note: str | None = None
+    if primary_index is None:
+        diagnostic = _length_diagnostic(verdict, kind, data, prediction, gold_plan, here, there)
+        later = divergences
+    else:
+        first = divergences[primary_index]
+        message, label = _describe(first, prediction, gold_plan)
+        path = _field_path(first, prediction, gold_plan)
+        gold_step = gold_plan[first.position]
+        data.update(
+            position=first.position,
+            field=first.field or None,
+            expected=gold_step.get(first.field)
+            if first.field and isinstance(gold_step, dict)
+            else None,
+            actual=prediction[first.position].get(first.field) if first.field else None,
+        )
+        code = first.code if CODES[first.code].fpof_type == kind else _CODE_FOR_TYPE[kind]
+        if code != first.code:
+            message = f"{message} (the reference scores this as {kind})"
+        primary = here(first.position, path)
+        gold_span = there(first.position, first.field or None)
+        diagnostic = make(
+            code,
+            message,
+            primary=primary,
+            label=label,
+            secondary=_gold_label(primary, gold_span, "the gold plan has this"),
+            data=data,
+        )
+        if gold_span is not None:
+            gold_note = f"the gold plan's step is at {_where(gold_span)}"
+        later = divergences[primary_index + 1 :]
+    length_note = (
+        ["then: " + _length_sentence(len(prediction), len(gold_plan))]
+        if primary_index is not None and len(prediction) != len(gold_plan)
+        else []
+    )
+    count = len(later) + len(length_note)
+    diagnostic.data["cascaded"] = count
+    # Only the notes shown are described (describing is what costs time in a batch).
+    shown = _MAX_CASCADED_NOTES if count <= _MAX_CASCADED_NOTES else _MAX_CASCADED_NOTES - 1
+    notes_later = [_cascade_note(d, prediction, gold_plan) for d in later[:shown]]
+    notes_later += length_note[: max(0, shown - len(notes_later))]
+    if count > len(notes_later):
+        notes_later.append(f"... and {count - len(notes_later)} more divergences")
+    notes = ["first point of failure: " + _verdict_words(verdict)]
+    if gold_note is not None:
+        notes.append(gold_note)
+    if notes_later:
+        notes.append("later divergences are cascaded from this one and are not counted:")
+        notes.extend(notes_later)
+    return [_with_notes(diagnostic, notes)]
+
+
+def _gold_label(primary: Span | None, gold: Span | None, text: str) -> list[tuple[Span, str]]:
+    """A label in the gold file, only under a label in the prediction: a diagnostic's first
+    label names its location, which must be in the prediction."""
+    return [(gold, text)] if primary is not None and gold is not None else []
+
+
+def _where(span: Span) -> str:
+    return f"{span.file}:{span.start_line}:{span.start_col}"
+
+
+def _verdict_words(verdict: ReferenceVerdict) -> str:
+    category = fpof_category(verdict.fpof_type)
+    return f"{verdict.fpof_type} at step {verdict.fpof_step} ({category})"
+
+
+def _with_notes(diagnostic: Diagnostic, notes: list[str]) -> Diagnostic:
+    from dataclasses import replace
+
+    return replace(diagnostic, notes=(*diagnostic.notes, *notes))
+
+
+def _primary(
+    divergences: list[_Divergence], kind: str, fpof_step: Any, gold: list[Any]
+) -> int | None:
+    """Which divergence the verdict names: the first one of the verdict's type, preferring the
+    one at the gold step the verdict reports."""
+    if kind in ("early_stop", "hallucinated_extra_steps"):
+        return None
+    matching = [i for i, d in enumerate(divergences) if CODES[d.code].fpof_type == kind]
+    for i in matching:
+        position = divergences[i].position
+        item = gold[position]
+        reported = item.get("step", position + 1) if isinstance(item, dict) else position + 1
+        if reported == fpof_step:
+            return i
+    if matching:
+        return matching[0]
+    return 0 if divergences else None
+
+
+def _length_sentence(predicted: int, gold: int) -> str:
+    if predicted < gold:
+        return (
+            f"the prediction stops after {predicted} step{'s' * (predicted != 1)}; the gold "
+            f"plan has {gold}"
+        )
+    return (
+        f"the prediction has {predicted - gold} step{'s' * (predicted - gold != 1)} past "
+        f"the gold plan's {gold}"
+    )
+
+
+def _length_diagnostic(
+    verdict: ReferenceVerdict,
+    kind: str,
+    data: dict[str, Any],
+    prediction: list[Any],
+    gold: list[Any],
+    here: Callable[..., Span | None],
+    there: Callable[..., Span | None],
+) -> Diagnostic:
+    code = _CODE_FOR_TYPE.get(kind, "PC602")
+    message = _length_sentence(len(prediction), len(gold))
+    if kind == "early_stop" and len(prediction) < len(gold):
+        missing = gold[len(prediction)]
+        tool = missing.get("agent") if isinstance(missing, dict) else None
+        data["position"] = len(prediction)
+        primary = here(len(prediction) - 1) if prediction else here()
+        return make(
+            code,
+            message,
+            primary=primary,
+            label="the prediction ends here",
+            secondary=_gold_label(
+                primary, there(len(prediction), "agent"), f"the gold plan goes on with `{tool}`"
+            ),
+            data=data,
+        )
+    if kind == "hallucinated_extra_steps" and len(prediction) > len(gold):
+        extra = prediction[len(gold)]
+        tool = extra.get("agent") if isinstance(extra, dict) else None
+        data["position"] = len(gold)
+        primary = here(len(gold), "agent")
+        return make(
+            code,
+            message,
+            primary=primary,
+            label=f"`{tool}` is not in the gold plan",
+            secondary=_gold_label(primary, there(), "the gold plan ends here"),
+            data=data,
+        )
+    # The verdict's type has no divergence to stand on (a quirk of the reference, e.g. an
+    # empty plan scored as an early stop): report it on the whole prediction.
+    return make(
+        code,
+        f"the reference evaluator scores this prediction as {kind}",
+        primary=here(),
+        label=kind,
+        data=data,
+    )
+
+
+def _whole_answer_diagnostic(
+    verdict: ReferenceVerdict,
+    kind: str,
+    data: dict[str, Any],
+    primary: Span | None,
+    gold: Span | None,
+) -> Diagnostic:
+    code = _CODE_FOR_TYPE.get(kind, "PC602")
+    reason = verdict.problem or kind
+    if kind == "empty_output":
+        message = f"no answer could be read from the prediction ({reason})"
+    elif kind == "exception":
+        message = f"the reference evaluator would crash on this prediction ({reason})"
+    else:
+        message = f"the prediction is not a list of step objects ({reason})"
+    secondary = _gold_label(primary, gold, "the gold plan")
+    notes = [f"first point of failure: {_verdict_words(verdict)}"]
+    if verdict.repairs:
+        notes.append("read after: " + "; ".join(verdict.repairs))
+    return make(
+        code,
+        message,
+        primary=primary,
+        label=kind.replace("_", " "),
+        secondary=secondary,
+        notes=notes,
+        data=data,
+    )
+
+
+# --------------------------------------------------------------------------- check --gold
+
+
+def prediction_answer(report: Report) -> tuple[str, Any] | None:
+    """What the reference would score for a checked plan: ``("completion", text)`` for a raw
+    completion, ``("plan", value)`` for a parsed plan, or None when the input holds nothing to
+    compare (a file that could not be read, a record that is not JSON)."""
+    from plancheck.compiler.frontends import RECORD_PLAN_FIELDS, sniff_kind
+
+    record = report.record_data
+    if isinstance(record, dict):
+        for key in RECORD_PLAN_FIELDS:
+            if key in record:
+                held = record[key]
+                return ("completion", held) if isinstance(held, str) else ("plan", held)
+        return None
+    if report.value is None and report.plan is not None:  # a DSL plan
+        from plancheck.corpus.builtin import builtin_toolset
+        from plancheck.dsl.printer import plan_to_json
+
+        # The DSL does not write outputs; they are the tools' (DisasterBench gold lists them).
+        return "plan", plan_to_json(report.plan, builtin_toolset())
+    if report.record is not None:  # an element of a JSON array of plans
+        return ("plan", report.value) if report.value is not None else None
+    text = report.lines.text if report.lines is not None else None
+    if text is None or report.file is None:
+        return None
+    kind = sniff_kind(report.file, text)
+    if kind == "json":
+        try:
+            return "plan", json.loads(text)
+        except (ValueError, RecursionError):
+            pass  # damaged JSON: the reference reads it as a completion
+    elif kind != "text":
+        return None  # a batch or DSL file's own diagnostics: its plans have their reports
+    return "completion", text
+
+
+def _report_locator(report: Report) -> Locator:
+    steps = {step.position: step for step in report.plan.steps} if report.plan else {}
+    root = report.plan.span if report.plan is not None else None
+
+    def locate(position: int | None, path: str | None) -> Span | None:
+        if position is None:
+            return root
+        step = steps.get(position)
+        if step is None:
+            return root
+        if not path:
+            return step.span
+        head, _, rest = path.partition("/")
+        if head == "inputs" and rest:
+            argument = step.arg(rest)
+            return argument.span if argument is not None else step.field_span("inputs")
+        return step.field_span(head)
+
+    return locate
+
+
+def _locator_agrees(report: Report, verdict: ReferenceVerdict) -> bool:
+    """Whether the checked IR lists the same steps the reference compared (so that pointers
+    into the IR point at the steps the diagnostics talk about)."""
+    plan, prediction = report.plan, verdict.prediction
+    if plan is None or prediction is None:
+        return plan is not None
+    by_position = {step.position: step for step in plan.steps}
+    for i, item in enumerate(prediction):
+        step = by_position.get(i)
+        if step is None or step.tool != item.get("agent"):
+            return False
+    return True
+
+
+def add_gold_diagnostics(
+    report: Report, gold: GoldIndex, options: CheckOptions | None = None
+) -> None:
+    """Compare a checked prediction (a :class:`plancheck.compiler.driver.Report`) with its gold
+    plan and add the gold-comparison diagnostics to the report."""
+    from plancheck.scoring.reference import score_completion, score_plan
+
+    answer = prediction_answer(report)
+    if answer is None:
+        return
+    task = gold.get(report.task_id)
+    if task is None:
+        report.add([_gold_not_found(report, gold)], options)
+        return
+    strict = bool(getattr(options, "strict_json", False))
+    kind, payload = answer
+    verdict = (
+        score_completion(payload, task.prepared, strict=strict)
+        if kind == "completion"
+        else score_plan(payload, task.prepared, strict=strict)
+    )
+    locate = _report_locator(report) if _locator_agrees(report, verdict) else None
+    if locate is None and report.plan is not None:
+        root = report.plan.span
+
+        def locate(_position: int | None, _path: str | None) -> Span | None:
+            return root
+
+    report.add(fpof_diagnostics(verdict, task, locate), options)
+
+
+def _gold_not_found(report: Report, gold: GoldIndex) -> Diagnostic:
+    if report.task_id is None:
+        message = "the prediction names no task id, so no gold plan can be matched to it"
+    else:
+        message = f"the gold file {gold.file} has no task {report.task_id!r}"
+    root = report.plan.span if report.plan is not None else None
+    return make(
+        "PC004",
+        message,
+        primary=root,
+        label="no gold plan for this prediction",
+        data={"task_id": report.task_id, "gold": gold.file},
+    )
