@@ -20,6 +20,7 @@ _EXPORTS = {
     "Severity": "plancheck.compiler.severity",
     "Toolset": "plancheck.dsl.ast",
     "Plan": "plancheck.dsl.ast",
+    "repair": "plancheck.planners.repair",
 }
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "__version__",
     "check",
     "load_toolset",
+    "repair",
 ]
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from plancheck.compiler.driver import Report
     from plancheck.compiler.severity import Severity
     from plancheck.dsl.ast import Plan, Toolset
+    from plancheck.planners.repair import repair
 
 
 def __getattr__(name: str) -> Any:

@@ -33,7 +33,9 @@ def _fmt(value: Any) -> str:
         return repr(value)
 
 
-def feedback_line(diagnostic: Diagnostic) -> str:
+def feedback_line(diagnostic: Diagnostic, shown: set[tuple[str, ...]] | None = None) -> str:
+    """One problem on one line. ``shown`` collects the allowed-value lists already printed, so
+    that a list repeated by several problems (all 26 tools, say) is spelt out only once."""
     data = diagnostic.data
     parts = [f"[{diagnostic.code} {diagnostic.name}]"]
     path = _path(diagnostic)
@@ -47,9 +49,15 @@ def feedback_line(diagnostic: Diagnostic) -> str:
         extra.append(f"did you mean {_fmt(data['suggestion'])}?")
     allowed = data.get("allowed")
     if isinstance(allowed, list) and allowed:
-        shown = ", ".join(str(a) for a in allowed[:_MAX_ALLOWED])
-        more = f" (+{len(allowed) - _MAX_ALLOWED} more)" if len(allowed) > _MAX_ALLOWED else ""
-        extra.append(f"allowed: {shown}{more}")
+        key = tuple(str(a) for a in allowed)
+        if shown is not None and key in shown:
+            extra.append("allowed: as above")
+        else:
+            listed = ", ".join(key[:_MAX_ALLOWED])
+            more = f" (+{len(key) - _MAX_ALLOWED} more)" if len(key) > _MAX_ALLOWED else ""
+            extra.append(f"allowed: {listed}{more}")
+            if shown is not None:
+                shown.add(key)
     for help_line in diagnostic.help:
         if help_line not in extra and not help_line.startswith("did you mean"):
             extra.append(help_line)
@@ -66,7 +74,8 @@ def render_feedback(report: Report, *, max_items: int = 12, include_warnings: bo
     if not wanted:
         return "The plan passed all checks."
     lines = [f"The plan has {len(wanted)} problem{'s' if len(wanted) != 1 else ''}:"]
-    lines.extend(feedback_line(d) for d in wanted[:max_items])
+    shown: set[tuple[str, ...]] = set()
+    lines.extend(feedback_line(d, shown) for d in wanted[:max_items])
     if len(wanted) > max_items:
         lines.append(f"- ... and {len(wanted) - max_items} more")
     return "\n".join(lines)

@@ -1,0 +1,26 @@
+"""Direct Planning (DP): one request, the plan only, no reasoning and no examples."""
+
+from __future__ import annotations
+
+from plancheck.planners.base import PlanningTask
+from plancheck.planners.llm import LLMPlanner, Proposal, user
+from plancheck.planners.prompts import agents_repr, examples_block, fill
+from plancheck.planners.session import ModelSession
+
+
+class DirectPlanner(LLMPlanner):
+    name = "dp"
+    default_temperature = 0.0
+
+    def prompt(self, task: PlanningTask) -> str:
+        examples = examples_block(self.prompts.examples("dp")) if self.options.few_shot else ""
+        system = fill(self.prompts.text("dp", "system_prompt"),
+                      agents_desc=agents_repr(self.toolset), examples=examples)
+        request = fill(self.prompts.text("dp", "user_prompt"), task_desc=task.task_desc)
+        return system + "\n" + request + self.json_suffix()
+
+    def propose(self, task: PlanningTask, session: ModelSession) -> Proposal:
+        messages = user(self.prompt(task))
+        reply = session.ask_one(messages, temperature=self.temperature,
+                                response_format=self.plan_format())
+        return Proposal(reply.text.strip(), messages, reply.truncated)
