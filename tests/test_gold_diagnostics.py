@@ -18,7 +18,8 @@ import pytest
 from plancheck.cli import main
 from plancheck.compiler.codes import CODES, FPOF_CATEGORY
 from plancheck.compiler.severity import Severity
-from plancheck.scoring.gold import GoldIndex, fpof_diagnostics
+from plancheck.scoring.gold import GoldIndex, fpof_diagnostics, fpof_entry
+from plancheck.scoring.metrics import compact_entry
 from plancheck.scoring.reference import score_completion
 
 GOLD_CODES = {f"PC6{n:02d}" for n in range(1, 12)}
@@ -245,3 +246,28 @@ def test_dsl_prediction_is_compared_too(
     assert mismatch["code"] == "PC604" and mismatch["span"]["start_line"] == 2
     # The DSL writes no outputs: they are the tool's, as the signature gives them.
     assert any('lists outputs ["anomaly_map_path"]' in note for note in mismatch["notes"])
+
+
+def test_per_item_entry_is_the_diagnostic_in_short(
+    parity_cases: Path, benchmark_path: Path
+) -> None:
+    """A per-item line's gold-comparison entry is built without a Diagnostic (a batch builds
+    one per failed item); it must say exactly what the diagnostic says."""
+    gold = GoldIndex.load(str(benchmark_path))
+    with parity_cases.open(encoding="utf-8") as lines:
+        cases = [json.loads(line) for line in itertools.islice(lines, 3, None, 5)]
+    compared = 0
+    for case in cases:
+        gold_task = gold.get(case["task_id"])
+        assert gold_task is not None
+        verdict = score_completion(case["completion"], gold_task.prepared)
+        entry = fpof_entry(verdict, gold_task)
+        diagnostics = fpof_diagnostics(verdict, gold_task, gold_spans=False)
+        if not diagnostics:
+            assert entry is None and verdict.fpof_type is None
+            continue
+        (diagnostic,) = diagnostics
+        assert entry == compact_entry(diagnostic), case["id"]
+        assert entry["notes"] and entry["notes"][-1]  # the cascade is there too
+        compared += 1
+    assert compared > 500

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plancheck.cli import main
-from plancheck.scoring.batch import PER_ITEM_FIELDS, ItemScorer, RawRecord, ScoreOptions
+from plancheck.compiler.lowering import lower_plan
+from plancheck.dsl.ast import Span
+from plancheck.interp.canonical import canonical_form, equivalent, trace_form
+from plancheck.interp.engine import run
+from plancheck.scoring.batch import (
+    PER_ITEM_FIELDS,
+    ItemScorer,
+    RawRecord,
+    ScoreOptions,
+    Summary,
+    score_records,
+)
 from plancheck.scoring.completions import generate_completions
 from plancheck.scoring.gold import GoldIndex
+from plancheck.scoring.metrics import PredictionAnalyzer
+from plancheck.scoring.reference import prepare_gold, score_plan
 from tests.strategies import TOOLSET, well_typed_plan
 
 SPEC_FIELDS = [
@@ -499,3 +513,248 @@ def test_independent_steps_in_another_order_are_equivalent(
 
 def _depends(step: dict[str, Any], on: int) -> bool:
     return on in step["dependence"]
+
+
+# --------------------------------------------------------------------------- levels and speed
+
+
+def _score_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    main(["score", *args, "--format", "json", "--bootstrap", "0"])
+    return dict(json.loads(capsys.readouterr().out)["total"])
+
+
+def test_parity_only_is_the_full_scoring_without_the_extras(
+    tmp_path: Path,
+    benchmark_path: Path,
+    gold_tasks: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--parity-only`` computes the reference's metrics and FPoF exactly as the full scoring
+    does and nothing else (execution equivalence is null, not a guess); ``--no-extended``
+    differs from the full scoring only by the F1s and trajectory metrics."""
+    records = _generated(gold_tasks, 2)
+    lines = [json.dumps(r) for r in records] + ["{not json"]
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("\n".join(lines) + "\n")
+    outputs = {}
+    for name, extra in {
+        "full": [],
+        "parity": ["--parity-only"],
+        "checked": ["--no-extended"],
+    }.items():
+        per_item = tmp_path / f"{name}.jsonl"
+        summary = _score_cli(
+            ["--gold", str(benchmark_path), str(predictions), "--per-item", str(per_item), *extra],
+            capsys,
+        )
+        outputs[name] = (summary, read_lines(per_item))
+    full_summary, full_items = outputs["full"]
+    parity_summary, parity_items = outputs["parity"]
+    checked_summary, checked_items = outputs["checked"]
+    assert checked_items == full_items
+    assert "taskbench" not in checked_summary and "trajectory" not in checked_summary
+    assert checked_summary == {
+        k: v for k, v in full_summary.items() if k not in ("taskbench", "trajectory")
+    }
+    assert parity_summary["metrics"]["exec_equiv"] is None
+    assert "static" not in parity_summary and "taskbench" not in parity_summary
+    for name in ("em", "tool_acc", "param_acc", "dep_acc", "gap"):
+        assert parity_summary["metrics"][name] == full_summary["metrics"][name]
+    assert parity_summary["fpof"] == full_summary["fpof"]
+    assert len(parity_items) == len(full_items) == len(records) + 1
+    for parity, full in zip(parity_items, full_items, strict=True):
+        assert list(parity) == SPEC_FIELDS
+        assert parity["exec_equiv"] is None
+        for name in SPEC_FIELDS:
+            if name not in ("exec_equiv", "diagnostics"):
+                assert parity[name] == full[name], name
+        # The gold comparison's diagnostic (first, when there is one) is the same; the static
+        # checker's findings are not there.
+        fpof = [d for d in full["diagnostics"] if d["code"].startswith("PC6")]
+        assert parity["diagnostics"][: len(fpof)] == fpof
+        if parity["fpof_type"] != "format_error":
+            assert parity["diagnostics"] == fpof
+
+
+def test_caching_and_line_rendering_change_no_result(
+    benchmark_path: Path, gold_tasks: list[dict[str, Any]]
+) -> None:
+    """The caches (static results, canonical forms, FPoF entries by prediction) and leaving
+    the per-item lines out change nothing: every item and the summary are the same."""
+    gold = GoldIndex.load(str(benchmark_path))
+    records = [RawRecord("p", i, value=r) for i, r in enumerate(_generated(gold_tasks, 6))]
+    records.append(RawRecord("p", len(records), text='{"task_id": 1, "completion": 7}'))
+
+    def run(options: ScoreOptions) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
+        summary = Summary()
+        seen = []
+        for item in score_records(records, gold, TOOLSET, options):
+            summary.add(item)
+            seen.append((item.line, item.em, item.exec_equiv, item.static_valid, item.lint_codes))
+        return seen, summary.to_dict(gold, resamples=0)
+
+    cached = run(ScoreOptions())
+    uncached = run(ScoreOptions(cache_size=0))
+    assert cached == uncached
+    tiny = run(ScoreOptions(cache_size=3))  # evicting all the time
+    assert tiny == cached
+    lineless_items, lineless_summary = run(ScoreOptions(lines=False))
+    assert lineless_summary == cached[1]
+    assert [item[1:] for item in lineless_items] == [item[1:] for item in cached[0]]
+    assert all(item[0] is None for item in lineless_items)
+
+
+def test_per_item_lines_are_exactly_json_encoded(
+    tmp_path: Path,
+    benchmark_path: Path,
+    gold_tasks: list[dict[str, Any]],
+) -> None:
+    """Lines are written out directly, field by field; they must be exactly what json.dumps
+    makes of the same object (odd ids and task ids included)."""
+    plan = gold_tasks[0]["structured_plan"]
+    task_id = gold_tasks[0]["task_id"]
+    odd_ids: list[Any] = ['q"uo\\te', "ünï\u2028code", 1.5, -0.0, None, [1, {"a": None}], True]
+    lines = [
+        json.dumps({"id": ident, "task_id": task_id, "completion": json.dumps(plan[:-1])})
+        for ident in odd_ids
+    ]
+    lines.append(json.dumps({"id": "as float", "task_id": float(task_id), "plan": plan}))
+    lines.append(json.dumps({"id": "as text", "task_id": f" {task_id} ", "plan": []}))
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    per_item = tmp_path / "per_item.jsonl"
+    main(["score", "--gold", str(benchmark_path), str(predictions), "--per-item", str(per_item)])
+    # JSONL lines end at "\n" only (str.splitlines would also split at U+2028).
+    written = per_item.read_text(encoding="utf-8").split("\n")
+    assert written.pop() == ""
+    assert len(written) == len(lines)
+    for line in written:
+        assert line == json.dumps(json.loads(line), ensure_ascii=False)
+    items = [json.loads(line) for line in written]
+    assert [item["id"] for item in items[: len(odd_ids)]] == [
+        odd_ids[0],
+        odd_ids[1],
+        1.5,
+        -0.0,
+        task_id,  # no id: the task id stands for it
+        [1, {"a": None}],
+        True,
+    ]
+    # However the record writes the task id, the line names the gold plan's task.
+    assert items[-2]["task_id"] == task_id and type(items[-2]["task_id"]) is int
+    assert items[-2]["em"] and items[-2]["id"] == "as float"
+    assert items[-1]["task_id"] == task_id and items[-1]["fpof_type"] == "early_stop"
+
+
+def test_jobs_rotate_chunks_between_processes_in_order(
+    tmp_path: Path,
+    benchmark_path: Path,
+    gold_tasks: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With ``--jobs 3`` (as many as the usable CPUs allow) the chunks go round the workers
+    and this process; the per-item file and the summary are those of one job, in input
+    order."""
+    records = _generated(gold_tasks, 7)  # > 3 chunks
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in records))
+    outputs = []
+    for jobs in ("1", "3"):
+        per_item = tmp_path / f"per_item_{jobs}.jsonl"
+        summary = _score_cli(
+            [
+                "--gold",
+                str(benchmark_path),
+                str(predictions),
+                "--per-item",
+                str(per_item),
+                "--no-extended",
+                "--jobs",
+                jobs,
+            ],
+            capsys,
+        )
+        outputs.append((per_item.read_bytes(), summary))
+    assert outputs[0] == outputs[1]
+    ids = [json.loads(line)["id"] for line in outputs[0][0].decode().splitlines()]
+    assert ids == [r["id"] for r in records]
+
+
+def test_task_ids_are_matched_however_written(benchmark_path: Path) -> None:
+    gold = GoldIndex.load(str(benchmark_path))
+    task = next(iter(gold))
+    number = int(task.task_id)
+    assert gold.get(number) is task
+    assert gold.get(float(number)) is task
+    assert gold.get(str(number)) is task and gold.get(f" {number} ") is task
+    assert gold.get(True) is None and gold.get(None) is None
+    assert gold.get(10**9) is None and gold.get(-number) is None
+
+
+# --------------------------------------------------------------------------- fast paths agree
+
+
+def _lowered(value: Any) -> Any:
+    plan, _ = lower_plan(value, Span("<test>", pointer=""))
+    return plan
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gold=well_typed_plan(max_steps=5), data=st.data())
+def test_execution_equivalence_shortcuts_agree_with_canonical_forms(
+    gold: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """The analyzer settles most predictions without the interpreter (the same calls in
+    place, different tools, different call signatures); whatever it answers is what comparing
+    canonical forms answers. (It reads predictions as the reference compares them: the
+    verdict's normalised steps.)"""
+    _, mutated = _mutate(gold, data)
+    prediction = score_plan(mutated, prepare_gold(gold)).prediction
+    if prediction is None:
+        return
+    analyzer = PredictionAnalyzer(TOOLSET, cache_size=data.draw(st.sampled_from([0, 8])))
+    mine, theirs = _lowered(prediction), _lowered(gold)
+    expected = (
+        mine is not None and theirs is not None and equivalent(mine, theirs, TOOLSET)
+    )
+    assert analyzer.equivalent(prediction, gold, em=False) == expected
+    again, static = analyzer.assess(prediction, gold, em=False, static=True)
+    assert again == expected and static is not None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gold=well_typed_plan(max_steps=5), data=st.data())
+def test_canonical_form_is_the_interpreters(
+    gold: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """The one-pass canonical form writes the very terms of the interpreter's run (unknown
+    values aside: each is a fresh token either way)."""
+    _, prediction = _mutate(gold, data)
+    plan = _lowered(prediction)
+    if plan is None:
+        return
+    fast, traced = canonical_form(plan, TOOLSET), trace_form(run(plan, TOOLSET))
+    if any("?" in term for term in traced):  # unknown tokens differ between the two runs
+        assert len(fast) == len(traced)
+        assert any("?" in term for term in fast)
+        return
+    assert fast == traced
+
+
+@settings(max_examples=100, deadline=None)
+@given(gold=well_typed_plan(max_steps=5), extra=st.booleans())
+def test_well_formed_steps_lower_alike_on_both_paths(
+    gold: list[dict[str, Any]], extra: bool
+) -> None:
+    """Lowering takes a shortcut for steps with exactly the schema's fields, well typed; a
+    field it does not know sends a step down the general path, which must build the same
+    step (but for the extra field) and report only that field."""
+    steps = copy.deepcopy(gold)
+    if extra:
+        for step in steps:
+            step["thought"] = "..."
+    plan, diagnostics = lower_plan(steps, Span("<test>", pointer=""))
+    reference, reference_diagnostics = lower_plan(gold, Span("<test>", pointer=""))
+    assert plan is not None and reference is not None and reference_diagnostics == []
+    assert [replace(step, extra_fields=()) for step in plan.steps] == list(reference.steps)
+    assert [d.code for d in diagnostics] == (["PC111"] * len(gold) if extra else [])

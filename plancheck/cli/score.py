@@ -1,5 +1,8 @@
 """``plancheck score``: score predictions against gold plans (the reference's metrics, FPoF,
-execution equivalence, static validity, F1s), streaming, with per-item output."""
+execution equivalence, static validity, F1s), streaming, with per-item output.
+
+Levels: ``--parity-only`` (the reference's metrics and FPoF), ``--no-extended`` (plus execution
+equivalence and static checks), or everything (plus TaskBench F1s and DORA trajectories)."""
 
 from __future__ import annotations
 
@@ -36,7 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write one JSON line per prediction to FILE",
     )
     parser.add_argument(
-        "--jobs", "-j", type=int, default=1, metavar="N", help="score in N processes (default 1)"
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="score in N processes, at most one per usable CPU (default 1)",
     )
     parser.add_argument(
         "--raw",
@@ -51,8 +59,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--parity-only",
         action="store_true",
-        help="only the reference's metrics, FPoF and execution equivalence (no "
-        "static checks, F1s or trajectory metrics): fastest",
+        help="only the reference evaluator's metrics and the first point of failure: no "
+        "execution equivalence (written as null), static checks, F1s or trajectory metrics; "
+        "fastest",
+    )
+    parser.add_argument(
+        "--no-extended",
+        action="store_true",
+        help="skip the TaskBench F1s and the DORA trajectory metrics (the reference's "
+        "metrics, FPoF, execution equivalence and static checks remain)",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="summary format")
     parser.add_argument(
@@ -103,7 +118,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"plancheck: error[PC001]: cannot read {path}", file=sys.stderr)
         return EXIT_ERROR
     options = ScoreOptions(
-        strict=args.strict, raw=args.raw, static=not args.parity_only, extended=not args.parity_only
+        strict=args.strict,
+        raw=args.raw,
+        static=not args.parity_only,
+        extended=not (args.parity_only or args.no_extended),
+        equivalence=not args.parity_only,
+        lines=args.per_item is not None,  # no per-item file: no line is rendered
     )
     summaries = {path: Summary(name=path) for path in args.predictions}
     total = Summary(name="all")

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from plancheck.compiler.codes import CODES
 from plancheck.compiler.diagnostics import Diagnostic, Label, Severity, make
 from plancheck.compiler.frontends import PlanUnit, SourceFile, load_source
 from plancheck.compiler.lowering import lower_plan
@@ -54,6 +55,7 @@ class CheckOptions:
 
 
 _DEFAULT_OPTIONS = CheckOptions()
+_DEFAULT_KEEPS_UNREACHABLE = _DEFAULT_OPTIONS.keeps("PC503", CODES["PC503"].name)
 
 
 @dataclass(slots=True)
@@ -122,15 +124,25 @@ PlanPhase = Callable[[Plan, Toolset], list[Diagnostic]]
 
 def check_plan(plan: Plan, toolset: Toolset, options: CheckOptions | None = None
                ) -> list[Diagnostic]:
-    """All static checks of one IR plan: names, dependencies, types, interpretation."""
+    """All static checks of one IR plan: names, dependencies, types, interpretation.
+
+    Diagnostics of a code the options do not keep may be left out (``PC503``, off by default,
+    is only computed when kept); :func:`finish` filters the rest."""
     options = options or _DEFAULT_OPTIONS
     resolution, diagnostics = resolve_names(plan, toolset)
     diagnostics.extend(check_dependencies(plan, resolution, toolset))
     if options.types:
         diagnostics.extend(check_types(plan, resolution, toolset))
     if options.interpret:
-        diagnostics.extend(interpretation_diagnostics(plan, resolution, toolset))
+        diagnostics.extend(interpretation_diagnostics(
+            plan, resolution, toolset, unreachable=_keeps_unreachable(options)))
     return diagnostics
+
+
+def _keeps_unreachable(options: CheckOptions) -> bool:
+    if options is _DEFAULT_OPTIONS:
+        return _DEFAULT_KEEPS_UNREACHABLE
+    return options.keeps("PC503", CODES["PC503"].name)
 
 
 def check_unit(

@@ -10,8 +10,10 @@ diagnostics.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
@@ -24,6 +26,7 @@ from plancheck.dsl.ast import (
     Reference,
     Span,
     Step,
+    escape_pointer,
 )
 
 STEP_FIELDS = ("agent", "step", "dependence", "dependence_content", "inputs", "outputs")
@@ -70,6 +73,10 @@ def format_reference(step: int, key: str) -> str:
 
 def read_binding(value: Any, span: Span) -> Binding:
     """Classify an input value: a reference, a reference that cannot be read, or a literal."""
+    if type(value) is str and value.startswith("<GENERATED>-"):
+        match = REFERENCE_RE.match(value)  # the common spelling, without upper-casing first
+        if match:
+            return Reference(int(match.group(1)), match.group(2), span, raw=value)
     if isinstance(value, str) and "GENERATED" in value.upper():
         match = REFERENCE_RE.match(value)
         if match:
@@ -116,8 +123,14 @@ def lower_plan(
     if not value:
         diagnostics.append(make("PC112", "the plan has no steps", primary=root, label="empty"))
     steps: list[Step] = []
+    file, prefix = root.file, root.pointer or ""
     for position, item in enumerate(value):
-        span = root.child(position)
+        span = _new_span((file, 0, 0, 0, 0, f"{prefix}/{position}", -1, -1, False))
+        if type(item) is dict:
+            fast = _clean_step(item, position, span)
+            if fast is not None:
+                steps.append(fast)
+                continue
         if not isinstance(item, dict):
             diagnostics.append(
                 make(
@@ -345,6 +358,71 @@ class _StepReader:
         return None
 
 
+# Span(...) goes through a Python-level __new__ that fills in defaults; this is one C call.
+_new_span: Callable[[tuple[Any, ...]], Span] = partial(tuple.__new__, Span)
+_STEP_FIELD_SET = frozenset(STEP_FIELDS)
+
+
+def _clean_step(raw: dict[str, Any], position: int, span: Span) -> Step | None:
+    """The step of a step object that has exactly the schema's fields, each well-typed, so
+    that lowering it reports nothing (the common case, built without a :class:`_StepReader`);
+    None when anything needs a closer look, which :func:`_lower_step` then takes. Gives the
+    very step :func:`_lower_step` would."""
+    if len(raw) != 6 or raw.keys() != _STEP_FIELD_SET:
+        return None
+    tool = raw["agent"]
+    index = raw["step"]
+    dependence = raw["dependence"]
+    inputs = raw["inputs"]
+    outputs = raw["outputs"]
+    if (
+        type(tool) is not str
+        or not tool.strip()
+        or type(index) is not int
+        or type(dependence) is not list
+        or type(inputs) is not dict
+        or type(outputs) is not list
+    ):
+        return None
+    for member in dependence:
+        if type(member) is not int:
+            return None
+    for key in outputs:
+        if type(key) is not str:
+            return None
+    written = raw["dependence_content"]
+    content: dict[int, tuple[str, ...]] | None = None
+    if written is not None:
+        if type(written) is not dict:
+            return None
+        content = {}
+        for number, keys in written.items():
+            if not (number.strip().lstrip("-").isdigit() and type(keys) is list):
+                return None
+            for key in keys:
+                if type(key) is not str:
+                    return None
+            content[int(number)] = tuple(keys)
+    file = span.file
+    inputs_pointer = f"{span.pointer}/inputs"
+    args = []
+    for key, value in inputs.items():
+        token = key if "~" not in key and "/" not in key else escape_pointer(key)
+        value_span = _new_span((file, 0, 0, 0, 0, f"{inputs_pointer}/{token}", -1, -1, False))
+        args.append(Argument(key, read_binding(value, value_span), value_span))
+    return Step(
+        position,
+        index,
+        tool,
+        tuple(args),
+        tuple(outputs),
+        span,
+        tuple(dependence),
+        content,
+        True,
+    )
+
+
 def _lower_step(
     raw: Mapping[str, Any], position: int, span: Span, strict: bool
 ) -> tuple[Step, list[Diagnostic]]:
@@ -372,11 +450,12 @@ def _lower_step(
     return step, reader.diagnostics
 
 
-def _preview(value: Any, limit: int = 40) -> str:
-    import json
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False)
 
+
+def _preview(value: Any, limit: int = 40) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = _JSON_TEXT(value)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -244,12 +244,16 @@ class ToolSignature:
     # Derived lookups, computed once: checking a plan asks for them many times.
     input_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
     output_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    required_input_names: frozenset[str] = field(init=False, repr=False, compare=False)
     _inputs_by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
     _outputs_by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "input_names", tuple(p.name for p in self.inputs))
         object.__setattr__(self, "output_names", tuple(p.name for p in self.outputs))
+        object.__setattr__(
+            self, "required_input_names", frozenset(p.name for p in self.inputs if p.required)
+        )
         object.__setattr__(self, "_inputs_by_name", {p.name: p for p in self.inputs})
         object.__setattr__(self, "_outputs_by_name", {p.name: p for p in self.outputs})
 

@@ -17,17 +17,36 @@ import hashlib
 import json
 import re
 from collections import Counter
+from functools import lru_cache
 
-from plancheck.dsl.ast import Plan, Toolset
-from plancheck.interp.engine import SymbolicExecutor, run
+from plancheck.dsl.ast import MalformedReference, Plan, Reference, Toolset
+from plancheck.interp.engine import Trace, unknown_token
 from plancheck.interp.values import InputValue, ResultValue, SymbolicValue, UnknownValue
 
 INLINE_LIMIT = 240
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
+# One encoder each (json.dumps with options builds a new encoder on every call).
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
+_JSON_SORTED = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+
+
+@lru_cache(maxsize=4096)
 def _name(text: str) -> str:
-    return text if _PLAIN_NAME.match(text) else json.dumps(text, ensure_ascii=False)
+    return text if _PLAIN_NAME.match(text) else _JSON_TEXT(text)
+
+
+def _inline(text: str) -> str:
+    """A sub-term as written inside another: itself, or the digest of a long one."""
+    if len(text) > INLINE_LIMIT:
+        # '#' starts no other term: names, JSON literals and '?' unknowns all differ.
+        return "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return text
+
+
+def _literal(value: object) -> str:
+    return _inline(_JSON_SORTED(value))
 
 
 class _Terms:
@@ -40,16 +59,13 @@ class _Terms:
         cached = self._memo.get(id(value))
         if cached is not None:
             return cached[1]
-        text = self._write(value)
-        if len(text) > INLINE_LIMIT:
-            # '#' starts no other term: names, JSON literals and '?' unknowns all differ.
-            text = "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        text = _inline(self._write(value))
         self._memo[id(value)] = (value, text)  # the value is kept so its id stays unique
         return text
 
     def _write(self, value: SymbolicValue) -> str:
         if isinstance(value, InputValue):
-            return json.dumps(value.value, sort_keys=True, ensure_ascii=False)
+            return _JSON_SORTED(value.value)
         if isinstance(value, ResultValue):
             return f"{self.call(value.tool, dict(value.arguments))}.{_name(value.output)}"
         assert isinstance(value, UnknownValue)
@@ -66,12 +82,62 @@ def call_term(tool: str, arguments: dict[str, SymbolicValue]) -> str:
     return _Terms().call(tool, arguments)
 
 
-def canonical_form(plan: Plan, toolset: Toolset | None = None) -> tuple[str, ...]:
-    """The sorted tuple of the plan's call terms (with multiplicity)."""
-    trace = run(plan, toolset, SymbolicExecutor(toolset))
+def trace_form(trace: Trace) -> tuple[str, ...]:
+    """The canonical form of the calls a run of the symbolic interpreter made (what
+    :func:`canonical_form` computes, from a :class:`~plancheck.interp.engine.Trace` of
+    :class:`~plancheck.interp.engine.SymbolicExecutor` values)."""
     terms = _Terms()
     calls = Counter(terms.call(step.tool or "?", arguments) for step, arguments, _ in trace.calls)
     return tuple(sorted(calls.elements()))
+
+
+def canonical_form(plan: Plan, toolset: Toolset | None = None) -> tuple[str, ...]:
+    """The sorted tuple of the plan's call terms (with multiplicity).
+
+    The same terms as running the plan with the symbolic interpreter and writing its calls
+    (:func:`trace_form`), written in one pass: each step's call is written as the step runs and
+    each output's term kept by (step number, key), so no value objects are built. (Scoring
+    needs forms for many predictions; this is several times faster.)
+    """
+    return form_and_completeness(plan, toolset)[0]
+
+
+def form_and_completeness(
+    plan: Plan, toolset: Toolset | None = None
+) -> tuple[tuple[str, ...], bool]:
+    """:func:`canonical_form`, and whether every value was known: no reference was left
+    unresolved or unreadable (the interpreter's run has no events), so that the plan is
+    equivalent to itself."""
+    complete = True
+    produced: dict[tuple[int, str], str] = {}  # (step number, key) -> the output's term
+    calls: list[str] = []
+    for step in plan.steps:
+        tool = step.tool
+        if tool is None:
+            continue
+        arguments: dict[str, str] = {}  # a dict, as the interpreter's: a repeated name wins
+        for argument in step.args:
+            value = argument.value
+            if isinstance(value, Reference):
+                term = produced.get((value.step, value.key))
+                if term is None:  # unresolvable: an unknown, equal to nothing
+                    term, complete = f"?{unknown_token()}", False
+            elif isinstance(value, MalformedReference):
+                term, complete = f"?{unknown_token()}", False
+            else:
+                term = _literal(value.value)
+            arguments[argument.name] = term
+        written = ",".join(f"{_name(name)}={arguments[name]}" for name in sorted(arguments))
+        call = f"{_name(tool)}({written})"
+        calls.append(call)
+        if step.index is not None:
+            # A known tool makes all its outputs whatever the step lists; for an unknown tool
+            # the step's own list is all there is (as the interpreter runs it).
+            signature = toolset.tool(tool) if toolset else None
+            for key in signature.output_names if signature else (step.outputs or ()):
+                produced[(step.index, key)] = _inline(f"{call}.{_name(key)}")
+    calls.sort()
+    return tuple(calls), complete
 
 
 def equivalent(a: Plan, b: Plan, toolset: Toolset | None = None) -> bool:

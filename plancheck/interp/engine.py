@@ -30,6 +30,11 @@ class Executor(Protocol):
 _unknown_tokens = itertools.count(1)
 
 
+def unknown_token() -> int:
+    """A fresh token for an unknown value (unknowns are told apart by these; never reused)."""
+    return next(_unknown_tokens)
+
+
 class SymbolicExecutor:
     """Builds symbolic values with provenance; never runs anything."""
 

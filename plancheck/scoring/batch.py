@@ -8,35 +8,48 @@ its ``model_answer`` is re-scored, or its ``raw_selected_completion`` with ``raw
 Every record yields one :class:`ScoredItem`: the per-item JSON line (exactly the fields of
 :data:`PER_ITEM_FIELDS`) and what the :class:`Summary` needs. A record that cannot be read is
 scored as ``format_error``; the batch never stops on one. With ``jobs > 1`` chunks of records
-are scored in a process pool with a bounded window of chunks in flight, so memory does not
-grow with the number of predictions, and results come back in input order.
+go round this process and ``jobs - 1`` workers with a bounded window of chunks in flight, so
+memory does not grow with the number of predictions, and results come back in input order.
+
+:class:`ScoreOptions` says how much is computed, cheapest first: the reference's metrics and
+FPoF (``static=False, extended=False, equivalence=False``: ``plancheck score --parity-only``);
+plus execution equivalence and static checks (``extended=False``: ``--no-extended``); plus
+TaskBench F1s and DORA trajectory metrics (the default). The per-item line, with its
+diagnostics, is only rendered with ``lines=True`` (``--per-item``). Work that is implied is
+skipped (exact match implies execution equivalence; a prediction identical to its gold plan
+has the gold plan's static result), and what predictions repeat is kept in bounded caches
+(``cache_size`` entries each; 0: none): static results and canonical forms by prediction,
+gold-comparison entries by task, verdict and prediction.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import marshal
 import multiprocessing
+import os
 import re
 import signal
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, Final
 
-from plancheck.compiler.diagnostics import Diagnostic
 from plancheck.dsl.ast import Toolset
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_mean, estimate_rate
 from plancheck.scoring.gold import (
     GoldIndex,
     GoldTask,
     fpof_category,
-    fpof_diagnostics,
+    fpof_entry,
     task_key,
 )
 from plancheck.scoring.metrics import (
     TASKBENCH_METRICS,
     PredictionAnalyzer,
+    StaticResult,
     TrajectoryScorer,
     taskbench_scores,
     trajectory_scorer,
@@ -71,7 +84,7 @@ RATE_METRICS: Final = ("em", "tool_acc", "param_acc", "dep_acc", "exec_equiv")
 COMPLETION_FIELDS: Final = ("completion",)
 PLAN_FIELDS: Final = ("plan", "structured_plan", "model_answer")
 RAW_FIELD: Final = "raw_selected_completion"
-_CHUNK: Final = 256
+_CHUNK: Final = 512
 # One encoder for every line: json.dumps with any option builds a new encoder per call.
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode
 _ID_IN_TEXT: Final = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
@@ -84,6 +97,11 @@ class ScoreOptions:
     raw: bool = False  # detailed predictions: score raw_selected_completion, not model_answer
     static: bool = True  # static validity and lint codes
     extended: bool = True  # TaskBench F1 and DORA trajectory metrics
+    # Execution equivalence beyond exact match (off: exec_equiv is em, which it implies).
+    equivalence: bool = True
+    lines: bool = True  # render each item's per-item line (with its diagnostics)
+    # Static results and canonical forms kept, by the prediction's JSON text (0: none kept).
+    cache_size: int = 1024
 
 
 # --------------------------------------------------------------------------- reading
@@ -98,6 +116,11 @@ class RawRecord:
     text: str | None = None
     value: Any = None
     problem: str | None = None  # the input around it could not be read
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as a plain call: several times cheaper than a slotted dataclass's default
+        # (records cross a pipe to the worker processes of ``--jobs``).
+        return RawRecord, (self.source, self.number, self.text, self.value, self.problem)
 
 
 class InputError(Exception):
@@ -206,13 +229,15 @@ def _skip(text: str, position: int, *, commas: bool = False) -> int:
 class ScoredItem:
     """One scored prediction: its per-item line and the numbers the summary adds up."""
 
-    line: str | None  # the per-item JSON line; None when the record has no gold plan
+    # The per-item JSON line: None when the record has no gold plan, or when the scorer was
+    # told not to render lines (``ScoreOptions(lines=False)``; ``scored`` then tells).
+    line: str | None
     source: str = ""
     em: bool = False
     tool_acc: bool = False
     param_acc: bool = False
     dep_acc: bool = False
-    exec_equiv: bool = False
+    exec_equiv: bool | None = False  # None: not computed (ScoreOptions(equivalence=False))
     fpof_type: str | None = None
     task_key: str | None = None
     malformed: bool = False
@@ -221,21 +246,14 @@ class ScoredItem:
     lint_codes: tuple[str, ...] = ()
     f1: tuple[float | None, ...] = ()
     trajectory: tuple[tuple[str, float], ...] = ()
+    scored: bool = True  # False: no gold plan, nothing scored
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as a plain call (scored items come back from the worker processes).
+        return ScoredItem, tuple(getattr(self, name) for name in _ITEM_SLOTS)
 
 
-def _compact(diagnostic: Diagnostic) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "code": diagnostic.code,
-        "name": diagnostic.name,
-        "severity": diagnostic.severity.label,
-        "message": diagnostic.message,
-    }
-    position = diagnostic.data.get("position")
-    if position is not None:
-        entry["position"] = position
-    if diagnostic.code.startswith("PC6"):
-        entry["notes"] = list(diagnostic.notes)
-    return entry
+_ITEM_SLOTS: Final = tuple(f.name for f in fields(ScoredItem))
 
 
 class ItemScorer:
@@ -244,8 +262,16 @@ class ItemScorer:
     def __init__(self, gold: GoldIndex, toolset: Toolset, options: ScoreOptions) -> None:
         self.gold = gold
         self.options = options
-        self.analyzer = PredictionAnalyzer(toolset)
+        self.analyzer = PredictionAnalyzer(
+            toolset, cache_size=options.cache_size, entries=options.lines
+        )
         self.trajectory: TrajectoryScorer | None = trajectory_scorer() if options.extended else None
+        self._keyed = gold.single is None  # items carry their task's key (missing tasks)
+        # Encoded gold-comparison entries (per-item lines), by task, verdict and prediction;
+        # the tasks are the gold index's, which outlives this scorer, so their ids are stable.
+        self._entries: OrderedDict[tuple[Any, ...], str] | None = (
+            OrderedDict() if options.lines and options.cache_size > 0 else None
+        )
 
     def score(self, raw: RawRecord) -> ScoredItem:
         """Never raises for any record."""
@@ -266,44 +292,37 @@ class ItemScorer:
             except (ValueError, RecursionError) as error:
                 ident, task_id = _salvage_ids(raw.text)
                 return self._malformed(raw, ident, task_id, f"the record is not JSON: {error}")
-        if not isinstance(record, dict):
+        if type(record) is not dict:
             if isinstance(record, list) and self.gold.single is not None:
-                return self._scored(raw, None, None, ("plan", record))
+                return self._scored(raw, None, None, "plan", record)
             return self._malformed(raw, None, None, "the record is not a JSON object")
         task_id = record.get("task_id")
-        ident = record.get("id", task_id)
+        ident = record.get("id")
         if ident is None:
             ident = task_id
-        answer = self._answer(record)
-        if answer is None:
+        if self.options.raw:
+            kind, payload = ("completion", record[RAW_FIELD]) if RAW_FIELD in record else _NONE
+        elif "completion" in record:  # COMPLETION_FIELDS, the common case first
+            kind, payload = "completion", record["completion"]
+        else:
+            kind, payload = next(
+                (("plan", record[key]) for key in PLAN_FIELDS if key in record), _NONE
+            )
+        if kind is None:
             fields = ", ".join(f"`{f}`" for f in (*COMPLETION_FIELDS, *PLAN_FIELDS, RAW_FIELD))
             return self._malformed(raw, ident, task_id, f"the record has none of {fields}")
         if task_id is None and self.gold.single is None:
             return self._malformed(raw, ident, task_id, "the record has no `task_id`")
-        return self._scored(raw, ident, task_id, answer)
-
-    def _answer(self, record: dict[str, Any]) -> tuple[str, Any] | None:
-        if self.options.raw:
-            if RAW_FIELD in record:
-                return "completion", record[RAW_FIELD]
-            return None
-        for key in COMPLETION_FIELDS:
-            if key in record:
-                return "completion", record[key]
-        for key in PLAN_FIELDS:
-            if key in record:
-                return "plan", record[key]
-        return None
+        return self._scored(raw, ident, task_id, kind, payload)
 
     def _scored(
-        self, raw: RawRecord, ident: Any, task_id: Any, answer: tuple[str, Any]
+        self, raw: RawRecord, ident: Any, task_id: Any, kind: str, payload: Any
     ) -> ScoredItem:
         task = self.gold.get(task_id)
         if task is None:
             return ScoredItem(
-                None, raw.source, task_key=None, problem=f"no gold plan for task {task_id!r}"
+                None, raw.source, problem=f"no gold plan for task {task_id!r}", scored=False
             )
-        kind, payload = answer
         strict = self.options.strict
         if kind == "completion":
             if payload is not None and not isinstance(payload, str):
@@ -318,48 +337,83 @@ class ItemScorer:
     def _finish(
         self, raw: RawRecord, ident: Any, task: GoldTask, verdict: ReferenceVerdict
     ) -> ScoredItem:
-        prediction = verdict.prediction
-        exec_equiv, static = self.analyzer.assess(
-            prediction,
-            task.plan,
-            em=verdict.em,
-            fpof_type=verdict.fpof_type,
-            static=self.options.static,
-        )
-        diagnostics = [_compact(d) for d in fpof_diagnostics(verdict, task, gold_spans=False)]
+        em, tool_acc, param_acc, dep_acc, fpof_type, fpof_step, prediction = verdict[:7]
+        options = self.options
+        static: StaticResult | None = None
+        exec_equiv: bool | None = em  # exact match implies execution equivalence
+        if options.static or (options.equivalence and not em):
+            equivalent, static = self.analyzer.assess(
+                prediction,
+                task.plan if options.equivalence else None,
+                em=em,
+                fpof_type=fpof_type,
+                static=options.static,
+            )
+            if options.equivalence:
+                exec_equiv = equivalent
+        if not options.equivalence:
+            exec_equiv = None  # not computed
         item = ScoredItem(
             None,
             raw.source,
-            verdict.em,
-            verdict.tool_acc,
-            verdict.param_acc,
-            verdict.dep_acc,
+            em,
+            tool_acc,
+            param_acc,
+            dep_acc,
             exec_equiv,
-            verdict.fpof_type,
-            task_key(task.task_id) if self.gold.single is None else None,
+            fpof_type,
+            task.key if self._keyed else None,
         )
         if static is not None:
             item.static_valid = static.valid
             item.lint_codes = static.codes
-            diagnostics.extend(_compact(d) for d in static.diagnostics)
-        if self.options.extended:
+        if options.extended:
             scores = taskbench_scores(prediction, task.plan)
             item.f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
             if self.trajectory is not None:
                 item.trajectory = _numeric(self.trajectory(prediction, task.plan))
-        item.line = _line(
-            ident,
-            task.task_id,
-            verdict.em,
-            verdict.tool_acc,
-            verdict.param_acc,
-            verdict.dep_acc,
-            exec_equiv,
-            verdict.fpof_type,
-            verdict.fpof_step,
-            diagnostics,
-        )
+        if options.lines:
+            entries = self._fpof_entries(verdict, task) if fpof_type is not None else ""
+            if static is not None and static.entries:
+                entries = f"{entries}, {static.entries}" if entries else static.entries
+            item.line = _line(
+                ident,
+                task.task_id,
+                em,
+                tool_acc,
+                param_acc,
+                dep_acc,
+                exec_equiv,
+                fpof_type,
+                fpof_step,
+                entries,
+            )
         return item
+
+    def _fpof_entries(self, verdict: ReferenceVerdict, task: GoldTask) -> str:
+        """The encoded gold-comparison entry of a failed item, kept by what it depends on
+        (the task, the verdict's type and step, and the prediction compared) when the
+        prediction is a plan: the same wrong plan recurs across a batch."""
+        prediction = verdict.prediction
+        key: tuple[Any, ...] | None = None
+        if self._entries is not None and type(prediction) is list and type(task.plan) is list:
+            try:
+                serialised = marshal.dumps(prediction, 2)
+            except ValueError:
+                serialised = None
+            if serialised is not None:
+                key = (id(task), verdict.fpof_type, verdict.fpof_step, serialised)
+                found = self._entries.get(key)
+                if found is not None:
+                    self._entries.move_to_end(key)
+                    return found
+        entry = fpof_entry(verdict, task)
+        text = _ENCODE(entry) if entry is not None else ""
+        if key is not None and self._entries is not None:
+            self._entries[key] = text
+            if len(self._entries) > self.options.cache_size:
+                self._entries.popitem(last=False)
+        return text
 
     def _malformed(
         self,
@@ -396,6 +450,7 @@ class ItemScorer:
         item = ScoredItem(
             None,
             raw.source,
+            exec_equiv=False if self.options.equivalence else None,
             fpof_type="format_error",
             malformed=True,
             task_key=task_key(task.task_id)
@@ -411,19 +466,23 @@ class ItemScorer:
             item.f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
             if self.trajectory is not None:
                 item.trajectory = _numeric(self.trajectory(None, gold_plan))
-        item.line = _line(
-            ident if ident is not None else task_id,
-            task.task_id if task is not None else task_id,
-            False,
-            False,
-            False,
-            False,
-            False,
-            "format_error",
-            0,
-            diagnostics,
-        )
+        if self.options.lines:
+            item.line = _line(
+                ident if ident is not None else task_id,
+                task.task_id if task is not None else task_id,
+                False,
+                False,
+                False,
+                False,
+                item.exec_equiv,
+                "format_error",
+                0,
+                ", ".join(_ENCODE(entry) for entry in diagnostics),
+            )
         return item
+
+
+_NONE: Final[tuple[None, None]] = (None, None)
 
 
 def _numeric(values: Any) -> tuple[tuple[str, float], ...]:
@@ -433,6 +492,10 @@ def _numeric(values: Any) -> tuple[tuple[str, float], ...]:
     return tuple((str(k), float(v)) for k, v in values.items() if isinstance(v, int | float))
 
 
+_BOOL: Final = ("false", "true")
+_MAYBE: Final = {True: "true", False: "false", None: "null"}
+
+
 def _line(
     ident: Any,
     task_id: Any,
@@ -440,25 +503,25 @@ def _line(
     tool: bool,
     param: bool,
     dep: bool,
-    exec_equiv: bool,
+    exec_equiv: bool | None,
     fpof_type: str | None,
     fpof_step: Any,
-    diagnostics: list[dict[str, Any]],
+    entries: str,
 ) -> str:
-    return _ENCODE(
-        {
-            "id": ident,
-            "task_id": task_id,
-            "em": em,
-            "tool_acc": tool,
-            "param_acc": param,
-            "dep_acc": dep,
-            "exec_equiv": exec_equiv,
-            "fpof_type": fpof_type,
-            "fpof_step": fpof_step if fpof_type is not None else None,
-            "fpof_category": fpof_category(fpof_type),
-            "diagnostics": diagnostics,
-        }
+    """One per-item line, exactly as ``json.dumps`` writes the object of
+    :data:`PER_ITEM_FIELDS` (``entries``: the diagnostics, encoded and joined by ``", "``),
+    written out directly: most fields are booleans and short strings."""
+    if fpof_type is None:
+        tail = '"fpof_type": null, "fpof_step": null, "fpof_category": null'
+    else:
+        tail = (
+            f'"fpof_type": {_ENCODE(fpof_type)}, "fpof_step": {_ENCODE(fpof_step)}, '
+            f'"fpof_category": {_ENCODE(fpof_category(fpof_type))}'
+        )
+    return (
+        f'{{"id": {_ENCODE(ident)}, "task_id": {_ENCODE(task_id)}, "em": {_BOOL[em]}, '
+        f'"tool_acc": {_BOOL[tool]}, "param_acc": {_BOOL[param]}, "dep_acc": {_BOOL[dep]}, '
+        f'"exec_equiv": {_MAYBE[exec_equiv]}, {tail}, "diagnostics": [{entries}]}}'
     )
 
 
@@ -516,32 +579,61 @@ def score_records(
     jobs: int = 1,
     gold_text: str | None = None,
 ) -> Iterator[ScoredItem]:
-    """Score records in input order; ``jobs > 1`` uses that many worker processes (they
-    rebuild the gold index from ``gold_text``, the gold file's text)."""
+    """Score records in input order; ``jobs > 1`` uses that many processes: this one and
+    ``jobs - 1`` workers (they rebuild the gold index from ``gold_text``, the gold file's
+    text). Chunks of records go round the processes, this one taking every ``jobs``-th, so
+    that it scores while the workers do, and only the workers' share crosses a pipe. No more
+    processes than the CPUs this process may run on are used, and none is started for fewer
+    records than two chunks (starting one would cost more than it saves)."""
+    scorer = ItemScorer(gold, toolset, options)
+    jobs = min(jobs, _usable_cpus())
     if jobs <= 1 or gold_text is None:
-        scorer = ItemScorer(gold, toolset, options)
         for raw in records:
             yield scorer.score(raw)
+        return
+    chunks = _chunks(records, _CHUNK)
+    head = list(itertools.islice(chunks, 2))
+    if len(head) < 2:
+        for chunk in head:
+            yield from (scorer.score(raw) for raw in chunk)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pool = context.Pool(
-        jobs, initializer=_init_worker, initargs=(gold_text, gold.file, toolset, options)
+        jobs - 1, initializer=_init_worker, initargs=(gold_text, gold.file, toolset, options)
     )
     try:
-        # At most a few chunks per worker in flight: reading never runs ahead of scoring, so
-        # memory stays flat however many records there are.
+        # At most a few chunks per process in flight: reading never runs ahead of scoring
+        # by more, so memory stays flat however many records there are; enough that the
+        # workers still have chunks queued while this process scores its own.
         window: deque[Any] = deque()
-        for chunk in _chunks(records, _CHUNK):
-            window.append(pool.apply_async(_score_chunk, (chunk,)))
-            if len(window) >= 2 * jobs:
-                yield from window.popleft().get()
+        for number, chunk in enumerate(itertools.chain(head, chunks)):
+            if number % jobs == jobs - 1:
+                window.append(chunk)  # this process's own, scored when its turn comes
+            else:
+                window.append(pool.apply_async(_score_chunk, (chunk,)))
+            if len(window) >= 4 * jobs:
+                yield from _collect(window.popleft(), scorer)
         while window:
-            yield from window.popleft().get()
+            yield from _collect(window.popleft(), scorer)
         pool.close()
     finally:
         pool.terminate()
         pool.join()
+
+
+def _usable_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _collect(entry: Any, scorer: ItemScorer) -> list[ScoredItem]:
+    if isinstance(entry, list):
+        return [scorer.score(raw) for raw in entry]
+    result: list[ScoredItem] = entry.get()
+    return result
 
 
 # --------------------------------------------------------------------------- per-item output
@@ -585,7 +677,7 @@ class Summary:
 
     name: str = "all"
     n: int = 0
-    rates: Counter[str] = field(default_factory=Counter)
+    _outcomes: Counter[tuple[bool, bool, bool, bool, bool | None]] = field(default_factory=Counter)
     fpof: Counter[str] = field(default_factory=Counter)
     malformed: int = 0
     unmatched: int = 0
@@ -597,31 +689,45 @@ class Summary:
     seen_tasks: set[str] = field(default_factory=set)
 
     def add(self, item: ScoredItem) -> None:
-        if item.line is None:
+        if not item.scored:
             self.unmatched += 1
             return
         self.n += 1
-        rates = self.rates
-        rates["em"] += item.em
-        rates["tool_acc"] += item.tool_acc
-        rates["param_acc"] += item.param_acc
-        rates["dep_acc"] += item.dep_acc
-        rates["exec_equiv"] += item.exec_equiv
-        rates["gap"] += item.tool_acc and not item.em
+        # The five booleans and the gap, as one tally of their combinations: a dict
+        # increment per item instead of six (the rates are added up in to_dict).
+        self._outcomes[(item.em, item.tool_acc, item.param_acc, item.dep_acc, item.exec_equiv)] += 1
         if item.fpof_type is not None:
             self.fpof[item.fpof_type] += 1
-        self.malformed += item.malformed
+        if item.malformed:
+            self.malformed += 1
         if item.task_key is not None:
             self.seen_tasks.add(item.task_key)
         if item.static_valid is not None:
             self.static_n += 1
             self.static_valid += item.static_valid
             self.lint.update(item.lint_codes)
-        for name, value in zip(TASKBENCH_METRICS, item.f1, strict=False):
-            if value is not None:
-                self.f1.setdefault(name, Counter())[round(value, 4)] += 1
-        for name, number in item.trajectory:
-            self.trajectory.setdefault(name, Counter())[round(number, 4)] += 1
+        if item.f1:
+            _tally(self.f1, zip(TASKBENCH_METRICS, item.f1, strict=False))
+        if item.trajectory:
+            _tally(self.trajectory, item.trajectory)
+
+    @property
+    def rates(self) -> Counter[str]:
+        """How many items had each rate metric true (and ``gap``: tool_acc without em)."""
+        rates: Counter[str] = Counter(dict.fromkeys((*RATE_METRICS, "gap"), 0))
+        for (em, tool, param, dep, exec_equiv), count in self._outcomes.items():
+            rates["em"] += em * count
+            rates["tool_acc"] += tool * count
+            rates["param_acc"] += param * count
+            rates["dep_acc"] += dep * count
+            rates["exec_equiv"] += bool(exec_equiv) * count
+            rates["gap"] += (tool and not em) * count
+        return rates
+
+    @property
+    def equivalence_n(self) -> int:
+        """How many items have execution equivalence computed (the rate's denominator)."""
+        return sum(count for outcome, count in self._outcomes.items() if outcome[4] is not None)
 
     def to_dict(
         self, gold: GoldIndex | None = None, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
@@ -631,6 +737,7 @@ class Summary:
                 k, n, resamples=resamples, seed=seed, name=f"{self.name}:{name}"
             ).to_dict()
 
+        rates = self.rates
         failures = sum(self.fpof.values())
         categories: Counter[str] = Counter()
         for kind, count in self.fpof.items():
@@ -640,9 +747,16 @@ class Summary:
             "predictions": self.n,
             "malformed": self.malformed,
             "unmatched": self.unmatched,
-            "metrics": {
-                name: rate(name, self.rates[name], self.n) for name in (*RATE_METRICS, "gap")
-            },
+            "metrics": {name: rate(name, rates[name], self.n) for name in (*RATE_METRICS, "gap")},
+        }
+        equivalence_n = self.equivalence_n
+        if self.n and not equivalence_n:
+            document["metrics"]["exec_equiv"] = None  # not computed (--parity-only)
+        elif equivalence_n != self.n:
+            document["metrics"]["exec_equiv"] = rate(
+                "exec_equiv", rates["exec_equiv"], equivalence_n
+            )
+        document |= {
             "fpof": {
                 "failures": failures,
                 "types": {
@@ -677,6 +791,19 @@ class Summary:
                 for name, values in sorted(self.trajectory.items())
             }
         return document
+
+
+def _tally(
+    histograms: dict[str, Counter[float]], values: Iterable[tuple[str, float | None]]
+) -> None:
+    """Add each value, rounded to 4 decimals, to its metric's histogram (None: skipped)."""
+    for name, value in values:
+        if value is None:
+            continue
+        histogram = histograms.get(name)
+        if histogram is None:
+            histogram = histograms[name] = Counter()
+        histogram[round(value, 4)] += 1
 
 
 def _mean(histogram: Counter[float], resamples: int, seed: int, name: str) -> dict[str, Any]:

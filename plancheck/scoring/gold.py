@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from plancheck.compiler.codes import CODES, FPOF_CATEGORY
 from plancheck.compiler.diagnostics import Diagnostic, make
@@ -38,6 +38,7 @@ __all__ = [
     "composition_of",
     "fpof_category",
     "fpof_diagnostics",
+    "fpof_entry",
     "task_key",
 ]
 
@@ -141,6 +142,10 @@ class GoldTask:
     pointer: str  # the JSON pointer of the plan inside its document
     positions: Positions | None
     _prepared: GoldPlan | None = field(default=None, repr=False)
+    key: str | None = field(default=None, init=False)  # task_key(task_id), how it is matched
+
+    def __post_init__(self) -> None:
+        self.key = task_key(self.task_id)
 
     @property
     def prepared(self) -> GoldPlan:
@@ -177,10 +182,20 @@ class GoldIndex:
     file: str
     tasks: dict[str, GoldTask]
     single: GoldTask | None = None
+    # The tasks whose key is an integer's, by that integer: the common lookup, without
+    # task_key's normalisation (built on first use).
+    _by_int: dict[int, GoldTask] | None = field(default=None, init=False, repr=False)
 
     def get(self, task_id: Any) -> GoldTask | None:
         if self.single is not None:
             return self.single
+        if type(task_id) is int:
+            by_int = self._by_int
+            if by_int is None:
+                by_int = self._by_int = {
+                    int(key): task for key, task in self.tasks.items() if _is_int_key(key)
+                }
+            return by_int.get(task_id)
         key = task_key(task_id)
         return None if key is None else self.tasks.get(key)
 
@@ -235,6 +250,14 @@ class GoldIndex:
                 )
             ]
         )
+
+
+def _is_int_key(key: str) -> bool:
+    """Whether ``key`` is ``task_key`` of an integer (``str(n)`` for some int ``n``)."""
+    try:
+        return str(int(key)) == key
+    except ValueError:
+        return False
 
 
 def _looks_like_jsonl(text: str) -> bool:
@@ -367,11 +390,12 @@ def _field_differs(name: str, predicted: Any, gold: Any) -> bool:
     if name == "dependence":
         mine, theirs = _sorted_dependence(predicted), _sorted_dependence(gold)
         return mine is None or theirs is None or not _same(mine, theirs)
-    return not _same(predicted, gold)
+    if predicted != gold:  # at C speed; type-exact equality implies ==
+        return True
+    return not (_is_plain(gold) or _same(predicted, gold))
 
 
-@dataclass(frozen=True, slots=True)
-class _Divergence:
+class _Divergence(NamedTuple):  # a named tuple: failed items have several, built fast
     position: int
     field: str
     code: str
@@ -441,39 +465,30 @@ def _describe(divergence: _Divergence, predicted: list[Any], gold: list[Any]) ->
             "compared with a malformed gold step",
         )
     tool = mine.get("agent")
-    name = f"step {i} `{tool}`" if isinstance(tool, str) else f"step {i}"
     field_name = divergence.field
-    if field_name == "step":
-        return (
-            f"the step at position {i} is numbered {_show(mine.get('step'))}; the gold "
-            f"plan numbers it {_show(theirs.get('step'))}",
-            f"gold: {_show(theirs.get('step'))}",
-        )
     if field_name == "agent":
         return (
             f"step {i} calls `{tool}` where the gold plan calls `{theirs.get('agent')}`",
             f"gold: `{theirs.get('agent')}`",
         )
+    name = f"step {i} `{tool}`" if isinstance(tool, str) else f"step {i}"
     if field_name == "inputs":
         sentence, _ = _input_difference(mine.get("inputs"), theirs.get("inputs"))
         return f"{name}: {sentence}", "inputs differ from the gold plan's"
-    if field_name == "outputs":
-        return (
-            f"{name} lists outputs {_show(mine.get('outputs'))}; the gold plan "
-            f"{_show(theirs.get('outputs'))}",
-            f"gold: {_show(theirs.get('outputs'))}",
+    theirs_shown = _show(theirs.get(field_name))  # written once, for message and label
+    mine_shown = _show(mine.get(field_name))
+    if field_name == "step":
+        message = (
+            f"the step at position {i} is numbered {mine_shown}; the gold plan numbers it "
+            f"{theirs_shown}"
         )
-    if field_name == "dependence":
-        return (
-            f"{name} depends on {_show(mine.get('dependence'))}; the gold plan on "
-            f"{_show(theirs.get('dependence'))}",
-            f"gold: {_show(theirs.get('dependence'))}",
-        )
-    return (
-        f"{name} has dependence_content {_show(mine.get('dependence_content'))}; the gold "
-        f"plan {_show(theirs.get('dependence_content'))}",
-        f"gold: {_show(theirs.get('dependence_content'))}",
-    )
+    elif field_name == "outputs":
+        message = f"{name} lists outputs {mine_shown}; the gold plan {theirs_shown}"
+    elif field_name == "dependence":
+        message = f"{name} depends on {mine_shown}; the gold plan on {theirs_shown}"
+    else:
+        message = f"{name} has dependence_content {mine_shown}; the gold plan {theirs_shown}"
+    return message, f"gold: {theirs_shown}"
 
 
 def _field_path(divergence: _Divergence, predicted: list[Any], gold: list[Any]) -> str | None:
@@ -495,6 +510,19 @@ def _cascade_note(divergence: _Divergence, predicted: list[Any], gold: list[Any]
     return f"then: {message}"
 
 
+@dataclass(slots=True)
+class _Finding:
+    """The parts of the gold-comparison diagnostic, before it is a :class:`Diagnostic`."""
+
+    code: str
+    message: str
+    label: str
+    primary: Span | None
+    secondary: list[tuple[Span, str]]
+    data: dict[str, Any]
+    notes: list[str]
+
+
 def fpof_diagnostics(
     verdict: ReferenceVerdict,
     task: GoldTask,
@@ -505,9 +533,63 @@ def fpof_diagnostics(
     """The gold-comparison diagnostic for one scored prediction: none when the verdict has no
     first point of failure, otherwise exactly one error whose ``data["fpof_type"]`` and
     ``data["fpof_step"]`` are the verdict's, with later divergences as cascaded notes."""
-    kind = verdict.fpof_type
-    if kind is None:
+    if verdict.fpof_type is None:
         return []
+
+    def here(position: int | None = None, path: str | None = None) -> Span | None:
+        return locate(position, path) if locate is not None else None
+
+    def there(position: int | None = None, path: str | None = None) -> Span | None:
+        return task.span(position, path) if gold_spans else None
+
+    finding = _fpof_finding(verdict, task, here, there)
+    return [
+        make(
+            finding.code,
+            finding.message,
+            primary=finding.primary,
+            label=finding.label,
+            secondary=finding.secondary,
+            notes=finding.notes,
+            data=finding.data,
+        )
+    ]
+
+
+def fpof_entry(verdict: ReferenceVerdict, task: GoldTask) -> dict[str, Any] | None:
+    """The gold-comparison diagnostic of :func:`fpof_diagnostics` (without spans) in the
+    compact form of a per-item line: ``code``, ``name``, ``severity``, ``message``,
+    ``position`` (when known) and ``notes``; None when the verdict has no first point of
+    failure. Built without a :class:`Diagnostic` (a batch builds one per failed item)."""
+    if verdict.fpof_type is None:
+        return None
+    finding = _fpof_finding(verdict, task, _nowhere, _nowhere)
+    info = CODES[finding.code]
+    entry: dict[str, Any] = {
+        "code": finding.code,
+        "name": info.name,
+        "severity": info.severity.label,
+        "message": finding.message,
+    }
+    position = finding.data.get("position")
+    if position is not None:
+        entry["position"] = position
+    entry["notes"] = finding.notes
+    return entry
+
+
+def _nowhere(position: int | None = None, path: str | None = None) -> Span | None:
+    return None
+
+
+def _fpof_finding(
+    verdict: ReferenceVerdict,
+    task: GoldTask,
+    here: Callable[..., Span | None],
+    there: Callable[..., Span | None],
+) -> _Finding:
+    kind = verdict.fpof_type
+    assert kind is not None
     prediction = verdict.prediction
     gold_plan = task.plan if isinstance(task.plan, list) else None
     data: dict[str, Any] = {
@@ -517,15 +599,8 @@ def fpof_diagnostics(
         "fpof_category": fpof_category(kind),
         "position": None,
     }
-
-    def here(position: int | None = None, path: str | None = None) -> Span | None:
-        return locate(position, path) if locate is not None else None
-
-    def there(position: int | None = None, path: str | None = None) -> Span | None:
-        return task.span(position, path) if gold_spans else None
-
     if prediction is None or gold_plan is None:
-        return [_whole_answer_diagnostic(verdict, kind, data, here(), there())]
+        return _whole_answer_finding(verdict, kind, data, here(), there())
 
     aligned = min(len(prediction), len(gold_plan))
     divergences: list[_Divergence] = []
@@ -535,12 +610,13 @@ def fpof_diagnostics(
     later: list[_Divergence] = []  # cascaded divergences, in plan order
     gold_note: str | None = None
     if primary_index is None:
-        diagnostic = _length_diagnostic(verdict, kind, data, prediction, gold_plan, here, there)
+        finding = _length_finding(kind, data, prediction, gold_plan, here, there)
         later = divergences
     else:
         first = divergences[primary_index]
         message, label = _describe(first, prediction, gold_plan)
-        path = _field_path(first, prediction, gold_plan)
+        # Where to point in the prediction (only asked for when there is somewhere to point).
+        path = _field_path(first, prediction, gold_plan) if here is not _nowhere else None
         gold_step = gold_plan[first.position]
         data.update(
             position=first.position,
@@ -555,13 +631,14 @@ def fpof_diagnostics(
             message = f"{message} (the reference scores this as {kind})"
         primary = here(first.position, path)
         gold_span = there(first.position, first.field or None)
-        diagnostic = make(
+        finding = _Finding(
             code,
             message,
-            primary=primary,
-            label=label,
-            secondary=_gold_label(primary, gold_span, "the gold plan has this"),
-            data=data,
+            label,
+            primary,
+            _gold_label(primary, gold_span, "the gold plan has this"),
+            data,
+            [],
         )
         if gold_span is not None:
             gold_note = f"the gold plan's step is at {_where(gold_span)}"
@@ -572,20 +649,21 @@ def fpof_diagnostics(
         else []
     )
     count = len(later) + len(length_note)
-    diagnostic.data["cascaded"] = count
+    finding.data["cascaded"] = count
     # Only the notes shown are described (describing is what costs time in a batch).
     shown = _MAX_CASCADED_NOTES if count <= _MAX_CASCADED_NOTES else _MAX_CASCADED_NOTES - 1
     notes_later = [_cascade_note(d, prediction, gold_plan) for d in later[:shown]]
     notes_later += length_note[: max(0, shown - len(notes_later))]
     if count > len(notes_later):
         notes_later.append(f"... and {count - len(notes_later)} more divergences")
-    notes = ["first point of failure: " + _verdict_words(verdict)]
+    notes = finding.notes
+    notes.append("first point of failure: " + _verdict_words(verdict))
     if gold_note is not None:
         notes.append(gold_note)
     if notes_later:
         notes.append("later divergences are cascaded from this one and are not counted:")
         notes.extend(notes_later)
-    return [_with_notes(diagnostic, notes)]
+    return finding
 
 
 def _gold_label(primary: Span | None, gold: Span | None, text: str) -> list[tuple[Span, str]]:
@@ -601,12 +679,6 @@ def _where(span: Span) -> str:
 def _verdict_words(verdict: ReferenceVerdict) -> str:
     category = fpof_category(verdict.fpof_type)
     return f"{verdict.fpof_type} at step {verdict.fpof_step} ({category})"
-
-
-def _with_notes(diagnostic: Diagnostic, notes: list[str]) -> Diagnostic:
-    from dataclasses import replace
-
-    return replace(diagnostic, notes=(*diagnostic.notes, *notes))
 
 
 def _primary(
@@ -640,15 +712,14 @@ def _length_sentence(predicted: int, gold: int) -> str:
     )
 
 
-def _length_diagnostic(
-    verdict: ReferenceVerdict,
+def _length_finding(
     kind: str,
     data: dict[str, Any],
     prediction: list[Any],
     gold: list[Any],
     here: Callable[..., Span | None],
     there: Callable[..., Span | None],
-) -> Diagnostic:
+) -> _Finding:
     code = _CODE_FOR_TYPE.get(kind, "PC602")
     message = _length_sentence(len(prediction), len(gold))
     if kind == "early_stop" and len(prediction) < len(gold):
@@ -656,47 +727,51 @@ def _length_diagnostic(
         tool = missing.get("agent") if isinstance(missing, dict) else None
         data["position"] = len(prediction)
         primary = here(len(prediction) - 1) if prediction else here()
-        return make(
+        return _Finding(
             code,
             message,
-            primary=primary,
-            label="the prediction ends here",
-            secondary=_gold_label(
+            "the prediction ends here",
+            primary,
+            _gold_label(
                 primary, there(len(prediction), "agent"), f"the gold plan goes on with `{tool}`"
             ),
-            data=data,
+            data,
+            [],
         )
     if kind == "hallucinated_extra_steps" and len(prediction) > len(gold):
         extra = prediction[len(gold)]
         tool = extra.get("agent") if isinstance(extra, dict) else None
         data["position"] = len(gold)
         primary = here(len(gold), "agent")
-        return make(
+        return _Finding(
             code,
             message,
-            primary=primary,
-            label=f"`{tool}` is not in the gold plan",
-            secondary=_gold_label(primary, there(), "the gold plan ends here"),
-            data=data,
+            f"`{tool}` is not in the gold plan",
+            primary,
+            _gold_label(primary, there(), "the gold plan ends here"),
+            data,
+            [],
         )
     # The verdict's type has no divergence to stand on (a quirk of the reference, e.g. an
     # empty plan scored as an early stop): report it on the whole prediction.
-    return make(
+    return _Finding(
         code,
         f"the reference evaluator scores this prediction as {kind}",
-        primary=here(),
-        label=kind,
-        data=data,
+        kind,
+        here(),
+        [],
+        data,
+        [],
     )
 
 
-def _whole_answer_diagnostic(
+def _whole_answer_finding(
     verdict: ReferenceVerdict,
     kind: str,
     data: dict[str, Any],
     primary: Span | None,
     gold: Span | None,
-) -> Diagnostic:
+) -> _Finding:
     code = _CODE_FOR_TYPE.get(kind, "PC602")
     reason = verdict.problem or kind
     if kind == "empty_output":
@@ -705,18 +780,17 @@ def _whole_answer_diagnostic(
         message = f"the reference evaluator would crash on this prediction ({reason})"
     else:
         message = f"the prediction is not a list of step objects ({reason})"
-    secondary = _gold_label(primary, gold, "the gold plan")
     notes = [f"first point of failure: {_verdict_words(verdict)}"]
     if verdict.repairs:
         notes.append("read after: " + "; ".join(verdict.repairs))
-    return make(
+    return _Finding(
         code,
         message,
-        primary=primary,
-        label=kind.replace("_", " "),
-        secondary=secondary,
-        notes=notes,
-        data=data,
+        kind.replace("_", " "),
+        primary,
+        _gold_label(primary, gold, "the gold plan"),
+        data,
+        notes,
     )
 
 

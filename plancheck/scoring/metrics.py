@@ -15,20 +15,26 @@ predictions included.
 
 from __future__ import annotations
 
+import itertools
 import json
+import marshal
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from plancheck.compiler.codes import CODES
 from plancheck.compiler.diagnostics import Diagnostic, Severity
+from plancheck.compiler.driver import check_plan
 from plancheck.compiler.lowering import REFERENCE_RE, lower_plan, read_binding
 from plancheck.dsl.ast import MalformedReference, Plan, Reference, Span, Toolset
+from plancheck.interp.canonical import canonical_form, form_and_completeness
 
 __all__ = [
     "TASKBENCH_METRICS",
     "PredictionAnalyzer",
     "StaticResult",
+    "compact_entry",
     "taskbench_scores",
     "trajectory_scorer",
 ]
@@ -36,15 +42,40 @@ __all__ = [
 TASKBENCH_METRICS: Final = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 _ROOT: Final = Span("<prediction>", pointer="")
 _NO_PLAN_CODE: Final = {"empty_output": "PC101"}  # anything else unreadable: PC105 not-a-plan
+_ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # as the per-item lines are
 
 
 @dataclass(frozen=True, slots=True)
 class StaticResult:
-    """What the static checker found in one prediction (no gold involved)."""
+    """What the static checker found in one prediction (no gold involved).
+
+    ``entries`` is what goes between the brackets of a per-item ``diagnostics`` list: each
+    diagnostic as :func:`compact_entry` writes it, JSON-encoded, joined by ``", "``; None when
+    the analyzer was made without ``entries``. (Results are cached, so they keep this text
+    rather than the diagnostics: a few objects instead of dozens, for the garbage collector
+    to walk.)
+    """
 
     valid: bool
     codes: tuple[str, ...]  # distinct codes, in first-seen order
-    diagnostics: tuple[Diagnostic, ...]
+    entries: str | None = None
+
+
+def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
+    """A diagnostic as a per-item line lists it: code, name, severity, message, the step
+    position when known, and (for the gold-comparison codes, ``PC6xx``) the notes."""
+    entry: dict[str, Any] = {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "severity": diagnostic.severity.label,
+        "message": diagnostic.message,
+    }
+    position = diagnostic.data.get("position")
+    if position is not None:
+        entry["position"] = position
+    if diagnostic.code.startswith("PC6"):
+        entry["notes"] = list(diagnostic.notes)
+    return entry
 
 
 @dataclass(slots=True)
@@ -54,23 +85,53 @@ class _Analysis:
     static: StaticResult | None = None
     form: tuple[str, ...] | None = None
     has_form: bool = False
+    # Execution equivalence with gold plans, by the gold entry's serial number.
+    equivalence: dict[int, bool] | None = None
+
+
+_serials = itertools.count()
+
+
+class _Gold:
+    """What the analyzer keeps about one gold plan, each part computed when first needed."""
+
+    __slots__ = ("_signatures", "analysis", "clean", "form", "key", "plan", "serial", "tools")
+
+    def __init__(self, plan: list[Any]) -> None:
+        self.plan = plan  # kept: entries are found by the plan's identity
+        self.serial = next(_serials)  # never reused, unlike an id
+        self.tools = _tool_names(plan)
+        self._signatures: Counter[Any] | bool | None = False  # False: not computed yet
+        self.key = _plan_key(plan)
+        self.analysis = _Analysis()  # the gold plan's own static result and form
+        self.form: tuple[str, ...] | None = None
+        self.clean: bool | None = None
+
+    @property
+    def signatures(self) -> Counter[Any] | None:
+        if self._signatures is False:
+            self._signatures = _call_signatures(self.plan)
+        return self._signatures  # type: ignore[return-value]
 
 
 class PredictionAnalyzer:
     """Static checks and canonical forms of normalised predictions, with a bounded cache.
 
     Batches repeat themselves (the same correct plan from many runs, the same plan in several
-    output styles), so results are cached by the prediction's exact JSON text, which is a
-    faithful key: ``json.dumps`` tells ``1``, ``1.0`` and ``true`` apart and keeps key order,
-    and checking depends on nothing else. The cache holds at most ``cache_size`` entries, so
-    memory stays flat however long the batch.
+    output styles), so results are cached by a faithful serialisation of the prediction
+    (:func:`_plan_key`: it tells ``1``, ``1.0`` and ``true`` apart and keeps key order, and
+    checking depends on nothing else). The cache holds at most ``cache_size`` entries (0: no
+    cache), so memory stays flat however long the batch. Whatever the cache size, a
+    prediction that serialises as its gold plan does gets the gold plan's result, computed
+    once per gold plan (every exactly correct answer is one).
     """
 
-    def __init__(self, toolset: Toolset, *, cache_size: int = 1024) -> None:
+    def __init__(self, toolset: Toolset, *, cache_size: int = 1024, entries: bool = True) -> None:
         self.toolset = toolset
         self.cache_size = cache_size
-        self._cache: OrderedDict[str, _Analysis] = OrderedDict()
-        self._gold: dict[int, tuple[Any, Counter[Any] | None, tuple[str, ...] | None, bool]] = {}
+        self.entries = entries  # render the diagnostics of static results for per-item lines
+        self._cache: OrderedDict[bytes, _Analysis] = OrderedDict()
+        self._golds: dict[int, _Gold] = {}
 
     # ------------------------------------------------------------------ public
 
@@ -78,7 +139,7 @@ class PredictionAnalyzer:
         """Static validity of a prediction; ``None`` (nothing readable) is invalid."""
         return self.assess(prediction, None, em=False, fpof_type=fpof_type, static=True)[
             1
-        ] or StaticResult(False, (), ())
+        ] or StaticResult(False, (), "" if self.entries else None)
 
     def equivalent(self, prediction: list[Any] | None, gold_plan: Any, *, em: bool) -> bool:
         """Whether the prediction computes the same workflow as the gold plan."""
@@ -98,32 +159,62 @@ class PredictionAnalyzer:
 
         Exact match implies equivalence by definition (the reference's EM tolerates a few
         spellings, such as a dependence written ``[0.0]``, that change nothing the plan
-        computes). Otherwise a cheap necessary condition comes first: equal canonical forms
-        need equal multisets of call signatures (tool, argument names, literal values, output
-        keys referenced), which settles most predictions without the interpreter.
+        computes). Otherwise cheap tests come first: the same calls under the same step
+        numbers compute the gold plan's values; equal canonical forms need equal multisets of
+        tools called, then of call signatures (tool, argument names, literal values, output
+        keys referenced). Only what passes those is lowered and put in canonical form.
         """
         if prediction is None:
-            no_plan = StaticResult(False, (_NO_PLAN_CODE.get(fpof_type or "", "PC105"),), ())
-            return False, (no_plan if static else None)
-        need_form = False
-        equivalent = em
-        if not em and isinstance(gold_plan, list):
-            gold_signatures, _ = self._gold_parts(gold_plan)
-            need_form = (
-                gold_signatures is not None and _call_signatures(prediction) == gold_signatures
+            no_plan = StaticResult(
+                False, (_NO_PLAN_CODE.get(fpof_type or "", "PC105"),), "" if self.entries else None
             )
-        if need_form and self._same_calls_in_place(prediction, gold_plan):
+            return False, (no_plan if static else None)
+        gold = self._gold(gold_plan) if not em and type(gold_plan) is list else None
+        equivalent: bool | None = em
+        if gold is not None:
+            equivalent = self._cheap_equivalence(prediction, gold)
+        if not static and equivalent is not None:
+            return equivalent, None
+        analysis = self._analysis(prediction, gold_plan if static else None, gold)
+        lowered: Plan | None = None
+        if static and analysis.static is None:
+            lowered, diagnostics = lower_plan(prediction, _ROOT)
+            analysis.static = self._check(lowered, diagnostics)
+        if equivalent is None:
+            assert gold is not None
+            memo = analysis.equivalence
+            if memo is None:
+                memo = analysis.equivalence = {}
+            equivalent = memo.get(gold.serial)
+            if equivalent is None:
+                equivalent = memo[gold.serial] = self._dear_equivalence(
+                    prediction, gold, analysis, lowered
+                )
+        return equivalent, analysis.static
+
+    def _cheap_equivalence(self, prediction: list[Any], gold: _Gold) -> bool | None:
+        """Equivalence when a quick look settles it (most predictions), else None."""
+        if self._same_calls_in_place(prediction, gold.plan):
             # The same calls under the same step numbers: the interpreter would compute the
             # gold plan's values exactly (dependence fields and, for known tools, the listed
             # outputs do not enter the computation).
-            need_form, equivalent = False, self._gold_clean(gold_plan)
-        if not (static or need_form):
-            return equivalent, None
-        analysis = self._analysis(prediction, static=static, form=need_form)
-        if need_form:
-            _, gold_form = self._gold_parts(gold_plan)
-            equivalent = analysis.form is not None and analysis.form == gold_form
-        return equivalent, analysis.static
+            return self._gold_clean(gold)
+        if _tool_names(prediction) != gold.tools:
+            return False
+        return None
+
+    def _dear_equivalence(
+        self, prediction: list[Any], gold: _Gold, analysis: _Analysis, lowered: Plan | None
+    ) -> bool:
+        """Equivalence by call signatures, then canonical forms (the same tools are called);
+        ``lowered`` is the prediction's plan when it has just been lowered."""
+        gold_signatures = gold.signatures
+        if gold_signatures is None or _call_signatures(prediction) != gold_signatures:
+            return False
+        if not analysis.has_form:
+            plan = lowered if lowered is not None else lower_plan(prediction, _ROOT)[0]
+            analysis.form, analysis.has_form = self._form(plan), True
+        return analysis.form is not None and analysis.form == self._gold_form(gold)
 
     def _same_calls_in_place(self, prediction: list[Any], gold_plan: list[Any]) -> bool:
         if len(prediction) != len(gold_plan):
@@ -137,89 +228,109 @@ class PredictionAnalyzer:
                 return False
             if mine["step"] != number or not isinstance(tool, str) or mine.get("agent") != tool:
                 return False
-            if not _same(mine.get("inputs"), theirs.get("inputs")):
+            inputs, gold_inputs = mine.get("inputs"), theirs.get("inputs")
+            # == first (C speed, and it rejects most), then type-exactly.
+            if inputs != gold_inputs or not _same(inputs, gold_inputs):
                 return False
             if tool not in tools and not _same(mine.get("outputs"), theirs.get("outputs")):
                 return False  # an unknown tool makes exactly the outputs it lists
         return True
 
-    def _gold_clean(self, gold_plan: list[Any]) -> bool:
-        """Whether the gold plan's values are all known (no unreadable or dangling reference,
-        which would make it equivalent to nothing, itself included)."""
-        return self._gold[id(gold_plan)][3]
-
     # ------------------------------------------------------------------ internals
 
-    def _gold_parts(
-        self, gold_plan: list[Any]
-    ) -> tuple[Counter[Any] | None, tuple[str, ...] | None]:
+    def _gold(self, gold_plan: list[Any]) -> _Gold:
         # Gold plans are long-lived objects (one per task): keyed by identity, and kept in the
         # entry so that the identity cannot be reused while cached.
-        entry = self._gold.get(id(gold_plan))
-        if entry is None or entry[0] is not gold_plan:
-            if len(self._gold) >= self.cache_size:
-                self._gold.clear()
-            plan, _ = lower_plan(gold_plan, _ROOT)
-            entry = (
-                gold_plan,
-                _call_signatures(gold_plan),
-                self._form(plan),
-                _clean(plan, self.toolset),
-            )
-            self._gold[id(gold_plan)] = entry
-        return entry[1], entry[2]
+        entry = self._golds.get(id(gold_plan))
+        if entry is None or entry.plan is not gold_plan:
+            if len(self._golds) >= 4096:
+                self._golds.clear()
+            entry = _Gold(gold_plan)
+            self._golds[id(gold_plan)] = entry
+        return entry
+
+    def _gold_lowered(self, gold: _Gold) -> None:
+        plan, _ = lower_plan(gold.plan, _ROOT)
+        if plan is None:
+            gold.form, gold.clean = None, False
+        else:
+            # Clean: running it meets no unresolvable reference (else it is equivalent to
+            # nothing, itself included).
+            gold.form, gold.clean = form_and_completeness(plan, self.toolset)
+
+    def _gold_clean(self, gold: _Gold) -> bool:
+        """Whether the gold plan's values are all known (no unreadable or dangling reference,
+        which would make it equivalent to nothing, itself included)."""
+        if gold.clean is None:
+            self._gold_lowered(gold)
+        return bool(gold.clean)
+
+    def _gold_form(self, gold: _Gold) -> tuple[str, ...] | None:
+        if gold.clean is None:
+            self._gold_lowered(gold)
+        return gold.form
 
     def _form(self, plan: Plan | None) -> tuple[str, ...] | None:
         if plan is None:
             return None
-        from plancheck.interp.canonical import canonical_form
-
         # An unreadable reference evaluates to an unknown value whose term is unique, so a
         # plan holding one is equivalent to no other plan, as it should be.
         return canonical_form(plan, self.toolset)
 
-    def _analysis(self, prediction: list[Any], *, static: bool, form: bool) -> _Analysis:
-        try:
-            key: str | None = json.dumps(prediction)
-        except (TypeError, ValueError):  # not JSON: never cached
-            key = None
-        analysis = self._cache.get(key) if key is not None else None
+    def _analysis(self, prediction: list[Any], gold_plan: Any, gold: _Gold | None) -> _Analysis:
+        """The cache entry of a prediction (a fresh one when it cannot be cached)."""
+        key = _plan_key(prediction)
+        if key is None:
+            return _Analysis()  # not JSON: never cached
+        if gold is None and type(gold_plan) is list:
+            gold = self._gold(gold_plan)
+        if gold is not None and key == gold.key:
+            return gold.analysis
+        if self.cache_size <= 0:
+            return _Analysis()
+        cache = self._cache
+        analysis = cache.get(key)
         if analysis is None:
-            analysis = _Analysis()
-            if key is not None:
-                self._cache[key] = analysis
-                if len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-        elif key is not None:
-            self._cache.move_to_end(key)
-        missing_static = static and analysis.static is None
-        missing_form = form and not analysis.has_form
-        if missing_static or missing_form:
-            plan, diagnostics = lower_plan(prediction, _ROOT)
-            if missing_form:
-                analysis.form, analysis.has_form = self._form(plan), True
-            if missing_static:
-                analysis.static = self._check(plan, diagnostics)
+            analysis = cache[key] = _Analysis()
+            if len(cache) > self.cache_size:
+                cache.popitem(last=False)
+        else:
+            cache.move_to_end(key)
         return analysis
 
     def _check(self, plan: Plan | None, diagnostics: list[Diagnostic]) -> StaticResult:
-        from plancheck.compiler.driver import check_plan
-
         if plan is not None:
             diagnostics.extend(check_plan(plan, self.toolset))
-        diagnostics = [d for d in diagnostics if _enabled(d.code)]
+        diagnostics = [d for d in diagnostics if CODES[d.code].default_enabled]
         codes = tuple(dict.fromkeys(d.code for d in diagnostics))
         valid = plan is not None and not any(d.severity is Severity.ERROR for d in diagnostics)
-        return StaticResult(valid, codes, tuple(diagnostics))
+        entries = (
+            ", ".join(_ENCODE(compact_entry(d)) for d in diagnostics) if self.entries else None
+        )
+        return StaticResult(valid, codes, entries)
 
 
-def _clean(plan: Plan | None, toolset: Toolset) -> bool:
-    """Whether running the plan meets no unresolvable reference."""
-    if plan is None:
-        return False
-    from plancheck.interp.engine import run
+def _plan_key(value: Any) -> bytes | None:
+    """A faithful serialisation of a JSON value (a cache key): equal keys mean equal values
+    of equal types (``1``, ``1.0`` and ``true`` differ) with keys in the same order. marshal
+    (format 2, which writes no back-references) is several times faster than json.dumps.
+    None when the value cannot be serialised (never cached)."""
+    try:
+        return marshal.dumps(value, 2)
+    except ValueError:
+        return None
 
-    return not run(plan, toolset).events
+
+def _tool_names(plan: list[Any]) -> list[str]:
+    """The tools a plan calls, sorted: steps without a readable tool are skipped, as the
+    interpreter (and :func:`_call_signatures`) skip them."""
+    names = [
+        tool
+        for item in plan
+        if type(item) is dict and type(tool := item.get("agent")) is str and tool.strip()
+    ]
+    names.sort()
+    return names
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -238,7 +349,11 @@ def _binding_key(value: Any) -> Any:
     """How an argument value enters a call term: a literal by its JSON text, a reference by
     the output key it reads (the producer is settled by the interpreter), and an unreadable
     reference as None (it evaluates to an unknown, equal to nothing)."""
-    if isinstance(value, str):
+    if type(value) is str:
+        if value.startswith("<GENERATED>-"):
+            found = REFERENCE_RE.match(value)  # the common spelling first
+            if found is not None:
+                return ("ref", found.group(2))
         if "GENERATED" in value.upper():
             binding = read_binding(value, _ROOT)
             if isinstance(binding, Reference):
@@ -269,15 +384,9 @@ def _call_signatures(plan: list[Any]) -> Counter[Any] | None:
                 if key is None:
                     return None
                 arguments.append((name, key))
-        arguments.sort(key=lambda pair: pair[0])
+        arguments.sort()  # by name: names are distinct (keys of one object)
         signatures[(tool, tuple(arguments))] += 1
     return signatures
-
-
-def _enabled(code: str) -> bool:
-    from plancheck.compiler.codes import CODES
-
-    return CODES[code].default_enabled
 
 
 # --------------------------------------------------------------------------- TaskBench F1
@@ -338,6 +447,21 @@ def _graph(
     return nodes, edges, names, values
 
 
+# The graphs of gold plans, by identity (a batch compares thousands of predictions with each
+# of a few hundred gold plans); the plan is kept in its entry so that its id is not reused.
+_GOLD_GRAPHS: dict[int, tuple[list[Any], tuple[Counter[Any], ...]]] = {}
+
+
+def _gold_graph(gold: list[Any]) -> tuple[Counter[Any], ...]:
+    entry = _GOLD_GRAPHS.get(id(gold))
+    if entry is None or entry[0] is not gold:
+        if len(_GOLD_GRAPHS) >= 4096:
+            _GOLD_GRAPHS.clear()
+        entry = (gold, _graph(gold))
+        _GOLD_GRAPHS[id(gold)] = entry
+    return entry[1]
+
+
 def taskbench_scores(prediction: list[Any] | None, gold: Any) -> dict[str, float | None]:
     """TaskBench's node, edge, argument-name and argument-value F1 of one prediction.
 
@@ -346,7 +470,7 @@ def taskbench_scores(prediction: list[Any] | None, gold: Any) -> dict[str, float
     (tool, input key, value) triples. All are multisets, so a tool called twice counts twice.
     An F1 is ``None`` when neither plan has anything of its kind (edges of two one-step plans).
     """
-    gold_parts: tuple[Counter[Any], ...] = _graph(gold if isinstance(gold, list) else [])
+    gold_parts: tuple[Counter[Any], ...] = _gold_graph(gold if isinstance(gold, list) else [])
     if prediction is None:
         return {
             name: (0.0 if sum(part.values()) else None)
@@ -369,9 +493,18 @@ def trajectory_scorer() -> TrajectoryScorer | None:
     except ImportError:
         return None
 
+    gold_calls: dict[int, tuple[Any, list[Any]]] = {}  # by the gold plan's identity
+
     def score(prediction: list[Any] | None, gold: Any) -> Mapping[str, float]:
         mine = calls_from_steps(prediction) if isinstance(prediction, list) else []
-        theirs = calls_from_steps(gold) if isinstance(gold, list) else []
-        return trajectory_metrics(mine, theirs)
+        entry = gold_calls.get(id(gold))
+        if entry is None or entry[0] is not gold:
+            if len(gold_calls) >= 4096:
+                gold_calls.clear()
+            entry = gold_calls[id(gold)] = (
+                gold,
+                calls_from_steps(gold) if isinstance(gold, list) else [],
+            )
+        return trajectory_metrics(mine, entry[1])
 
     return score

@@ -91,6 +91,7 @@ class Tally:
     param_acc: int = 0
     dep_acc: int = 0
     exec_equiv: int = 0
+    exec_n: int = 0  # items with exec_equiv computed (`plancheck score --parity-only`: null)
     fpof: Counter[str] = field(default_factory=Counter)
 
     def add(self, item: dict[str, Any]) -> None:
@@ -100,6 +101,7 @@ class Tally:
         self.param_acc += item.get("param_acc") is True
         self.dep_acc += item.get("dep_acc") is True
         self.exec_equiv += item.get("exec_equiv") is True
+        self.exec_n += isinstance(item.get("exec_equiv"), bool)
         kind = item.get("fpof_type")
         if isinstance(kind, str):
             self.fpof[kind] += 1
@@ -111,6 +113,7 @@ class Tally:
         self.param_acc += other.param_acc
         self.dep_acc += other.dep_acc
         self.exec_equiv += other.exec_equiv
+        self.exec_n += other.exec_n
         self.fpof.update(other.fpof)
 
 
@@ -333,7 +336,7 @@ def _tool_vs_em_table(results: Results, s: _Settings) -> Table:
                     s.rate(run.tool_acc - run.em, run.n, f"gap:{key}"),
                     s.rate(run.param_acc, run.n, f"param:{key}"),
                     s.rate(run.dep_acc, run.n, f"dep:{key}"),
-                    s.rate(run.exec_equiv, run.n, f"exec:{key}"),
+                    s.rate(run.exec_equiv, run.exec_n, f"exec:{key}"),
                     str(run.n),
                 ]
             )

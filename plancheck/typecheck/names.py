@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher, get_close_matches
+from functools import lru_cache
 
 from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
 from plancheck.compiler.lowering import format_reference
@@ -55,6 +56,13 @@ class Resolution:
 
 
 def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.6) -> str | None:
+    return _did_you_mean(name, tuple(candidates), cutoff)
+
+
+# Fuzzy matching is by far the dearest part of checking a plan with a misspelt name, and
+# batches misspell the same names again and again: the answers are pure, so they are kept.
+@lru_cache(maxsize=4096)
+def _did_you_mean(name: str, candidates: tuple[str, ...], cutoff: float) -> str | None:
     lowered = {c.lower(): c for c in candidates}
     if name.lower() in lowered:
         return lowered[name.lower()]
@@ -174,6 +182,14 @@ class _Resolver:
         )
 
     def check_inputs(self, step: Step, tool: ToolSignature) -> None:
+        passed: set[str] = set()
+        for argument in step.args:
+            if tool.input(argument.name) is None:
+                break
+            passed.add(argument.name)
+        else:
+            if tool.required_input_names <= passed:
+                return  # every input known and every required one passed: the common case
         given = [a.name for a in step.args]
         unknown = [a for a in step.args if tool.input(a.name) is None]
         missing = [p for p in tool.inputs if p.required and p.name not in given]
@@ -287,8 +303,11 @@ class _Resolver:
                 self.check_key(step, argument, value, producer)
 
     def _earlier(self, consumer: Step, number: int) -> Step | None:
-        before = [s for s in self.by_index.get(number, []) if s.position < consumer.position]
-        return before[-1] if before else None
+        """The last step numbered ``number`` listed before ``consumer``."""
+        for step in reversed(self.by_index.get(number, ())):
+            if step.position < consumer.position:
+                return step
+        return None
 
     def find_producer(self, step: Step, argument: Argument, ref: Reference) -> Step | None:
         producer = self._earlier(step, ref.step)
@@ -332,6 +351,10 @@ class _Resolver:
         tool = self.resolution.tools.get(producer.position)
         if tool is not None:
             output = tool.output(ref.key)
+            if output is not None:  # the common case first
+                self.resolution.references.append(
+                    ResolvedReference(step, argument, ref, producer, output))
+                return
             available = list(tool.output_names)
         else:
             output = None
@@ -408,6 +431,11 @@ def _label(step: Step) -> str:
 
 
 def _closest(name: str, candidates: list[str]) -> str | None:
+    return _closest_of(name, tuple(candidates))
+
+
+@lru_cache(maxsize=4096)
+def _closest_of(name: str, candidates: tuple[str, ...]) -> str | None:
     if not candidates:
         return None
     scored = sorted(

@@ -42,8 +42,9 @@ def check_types(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Di
     lattice = toolset.lattice
     diagnostics: list[Diagnostic] = []
     by_argument = {(r.consumer.position, r.argument.name): r for r in resolution.references}
+    tools = resolution.tools
     for step in plan.steps:
-        tool = resolution.tools.get(step.position)
+        tool = tools.get(step.position)
         if tool is None:
             continue
         for argument in step.args:
@@ -54,10 +55,41 @@ def check_types(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Di
             if resolved is not None:
                 diagnostics.extend(_check_reference(resolved, param, tool, resolution, toolset))
             elif isinstance(argument.value, Literal):
+                if _plain_path_fits(argument.value.value, param, lattice):
+                    continue
                 found = _check_literal(step, argument, argument.value, param, tool, lattice)
                 if found is not None:
                     diagnostics.append(found)
     return diagnostics
+
+
+def _plain_path_fits(value: object, param: Param, lattice: TypeLattice) -> bool:
+    """Whether a literal certainly draws no diagnostic from :func:`_check_literal`: a string
+    for a parameter without a JSON Schema, with no extension or one the type may have. (The
+    common case, settled without building anything.)"""
+    if type(value) is not str or param.schema_text is not None:
+        return False
+    extension = _extension_of(value)
+    return extension is None or lattice.literal_fits(extension, param.type) is not False
+
+
+def _compat(lattice: TypeLattice, output: Param, expected: str) -> Compat:
+    """``lattice.compat``, remembered: a pool has few (type, type) pairs and plans use the
+    same ones over and over."""
+    key = (output.type, output.polymorphic, expected)
+    memo = _COMPAT_MEMO.get(id(lattice))
+    if memo is None or memo[0] is not lattice:
+        if len(_COMPAT_MEMO) >= 8:
+            _COMPAT_MEMO.clear()
+        memo = (lattice, {})
+        _COMPAT_MEMO[id(lattice)] = memo  # the lattice is kept, so its id is not reused
+    found = memo[1].get(key)
+    if found is None:
+        found = memo[1][key] = lattice.compat(output, expected)
+    return found
+
+
+_COMPAT_MEMO: dict[int, tuple[TypeLattice, dict[tuple[str, bool, str], Compat]]] = {}
 
 
 def _check_reference(
@@ -66,13 +98,32 @@ def _check_reference(
     tool: ToolSignature,
     resolution: Resolution,
     toolset: Toolset,
-) -> Iterator[Diagnostic]:
+) -> Iterator[Diagnostic] | tuple[()]:
     lattice = toolset.lattice
     output = resolved.output
     producer_tool = resolution.tools.get(resolved.producer.position)
     if output is None or producer_tool is None:
-        return
-    compat = lattice.compat(output, param.type)
+        return ()
+    compat = _compat(lattice, output, param.type)
+    well_typed = compat is Compat.OK or compat is Compat.UNKNOWN
+    if well_typed and (not toolset.flows or (producer_tool.name, tool.name) in toolset.flows):
+        return ()  # well typed along a declared flow: the common case, nothing to build
+    return _reference_diagnostics(resolved, param, tool, resolution, toolset, compat,
+                                  producer_tool)
+
+
+def _reference_diagnostics(
+    resolved: ResolvedReference,
+    param: Param,
+    tool: ToolSignature,
+    resolution: Resolution,
+    toolset: Toolset,
+    compat: Compat,
+    producer_tool: ToolSignature,
+) -> Iterator[Diagnostic]:
+    lattice = toolset.lattice
+    output = resolved.output
+    assert output is not None
     consumer, producer = resolved.consumer, resolved.producer
     data = {
         "step": consumer.index,
