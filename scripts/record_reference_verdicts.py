@@ -21,6 +21,8 @@ Usage::
 
     python scripts/record_reference_verdicts.py --reference ~/src/DisasterBench_Open \\
         --per-task 26 --seed 7
+    python scripts/record_reference_verdicts.py --reference ~/src/DisasterBench_Open \\
+        --edge 3000 --seed 7      # the edge cases, to tests/data/reference_verdicts_edge.jsonl.gz
 """
 
 from __future__ import annotations
@@ -41,14 +43,17 @@ sys.path.insert(0, str(REPO))
 
 from plancheck.corpus.paths import release_dir  # noqa: E402
 from plancheck.scoring.completions import (  # noqa: E402
+    EDGE_KINDS,
     MUTATIONS,
     STYLES,
     generate_completions,
+    generate_edge_completions,
     load_gold_tasks,
 )
 
 REQUIRED_JSON_REPAIR = "0.64.6"
 DEFAULT_OUT = REPO / "tests" / "data" / "reference_verdicts.jsonl.gz"
+EDGE_OUT = REPO / "tests" / "data" / "reference_verdicts_edge.jsonl.gz"
 
 
 def load_reference_evaluator(checkout: Path) -> Any:
@@ -106,6 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         help="DisasterBench release directory (default: PLANCHECK_DATA)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--edge",
+        type=int,
+        default=0,
+        metavar="COUNT",
+        help="instead, record COUNT edge-case completions (generate_edge_completions) "
+        f"with --seed, to {EDGE_OUT.relative_to(REPO)} unless --out is given",
+    )
     args = parser.parse_args(argv)
 
     installed = importlib.metadata.version("json-repair")
@@ -118,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     evaluator = load_reference_evaluator(args.reference.expanduser().resolve())
     tasks = load_gold_tasks((args.data or release_dir()) / "benchmark.jsonl")
     gold_text = {task_id: json.dumps(plan) for task_id, plan in tasks}
+    if args.edge:
+        out = args.out if args.out != DEFAULT_OUT else EDGE_OUT
+        return record_edge(evaluator, tasks, gold_text, args.edge, args.seed, installed, out)
 
     pairs: Counter[tuple[str, str]] = Counter()
     tasks_seen: set[int] = set()
@@ -140,16 +156,44 @@ def main(argv: list[str] | None = None) -> int:
     missing = [(m, s) for m in MUTATIONS for s in STYLES if not pairs[(m, s)]]
     if missing:
         raise SystemExit(f"{len(missing)} mutation x style pairs not covered, e.g. {missing[:5]}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        args.out.open("wb") as raw,
-        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed,
-    ):
-        packed.write(("\n".join(lines) + "\n").encode("utf-8"))
+    write_lines(args.out, lines)
     print(
         f"wrote {len(lines) - 1} verdicts for {len(tasks_seen)} tasks "
         f"({len(pairs)} mutation x style pairs) to {args.out}"
     )
+    return 0
+
+
+def write_lines(out: Path, lines: list[str]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        out.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed,
+    ):
+        packed.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def record_edge(
+    evaluator: Any,
+    tasks: list[tuple[int, list[Any]]],
+    gold_text: dict[int, str],
+    count: int,
+    seed: int,
+    installed: str,
+    out: Path,
+) -> int:
+    """Record the reference's verdicts on ``count`` edge-case completions."""
+    header = {"count": count, "seed": seed, "json_repair": installed, "tasks": len(tasks)}
+    lines = [json.dumps(header)]
+    kinds: Counter[str] = Counter()
+    for item in generate_edge_completions(tasks, count=count, seed=seed):
+        verdict = reference_verdict(evaluator, item.completion, gold_text[item.task_id])
+        lines.append(json.dumps({"id": item.id, "expected": verdict}))
+        kinds[item.style] += 1
+    if len(kinds) != len(EDGE_KINDS):
+        raise SystemExit(f"only {len(kinds)} of {len(EDGE_KINDS)} edge kinds covered")
+    write_lines(out, lines)
+    print(f"wrote {count} edge-case verdicts ({len(kinds)} kinds) to {out}")
     return 0
 
 

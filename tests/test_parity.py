@@ -28,9 +28,11 @@ from json_repair import repair_json
 from plancheck.corpus.paths import DATA_ENV, parity_cases_path, release_dir
 from plancheck.scoring import reference
 from plancheck.scoring.completions import (
+    EDGE_KINDS,
     MUTATIONS,
     STYLES,
     generate_completions,
+    generate_edge_completions,
     load_gold_tasks,
     make_completion,
 )
@@ -45,6 +47,7 @@ from plancheck.scoring.reference import (
 )
 
 VERDICTS = Path(__file__).parent / "data" / "reference_verdicts.jsonl.gz"
+EDGE_VERDICTS = Path(__file__).parent / "data" / "reference_verdicts_edge.jsonl.gz"
 
 # A small made-up plan for tests that need a gold plan but not the release.
 TOY_GOLD: list[dict[str, Any]] = [
@@ -114,8 +117,8 @@ def test_shared_parity_cases_score_like_the_reference(golds: dict[int, GoldPlan]
     assert not mismatches, _report(mismatches)
 
 
-def _recorded() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    with gzip.open(VERDICTS, "rt", encoding="utf-8") as lines:
+def _recorded(path: Path = VERDICTS) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
         header = json.loads(next(lines))
         return header, {row["id"]: row["expected"] for row in map(json.loads, lines)}
 
@@ -143,6 +146,29 @@ def test_generated_completions_score_as_recorded(
     assert {m for m, _ in pairs} == set(MUTATIONS)
     assert {s for _, s in pairs} == set(STYLES)
     assert all(pairs[(m, s)] for m in MUTATIONS for s in STYLES)
+    assert not mismatches, _report(mismatches)
+
+
+def test_edge_completions_score_as_recorded(
+    gold_tasks: list[tuple[int, list[Any]]], golds: dict[int, GoldPlan]
+) -> None:
+    # Completions right at the borders of the scorer's shortcuts (braces inside strings,
+    # objects nested deeper than the isolation regexes read, trailing commas, prose with
+    # brackets, "[1] prose [plan]", doubled braces around odd strings), with verdicts recorded
+    # from the reference (scripts/record_reference_verdicts.py --edge).
+    header, expected = _recorded(EDGE_VERDICTS)
+    assert header["json_repair"] == "0.64.6"
+    assert header["tasks"] == len(gold_tasks)
+    kinds: Counter[str] = Counter()
+    mismatches = []
+    for item in generate_edge_completions(gold_tasks, count=header["count"], seed=header["seed"]):
+        kinds[item.style] += 1
+        want = expected.get(item.id)
+        got = score_completion(item.completion, golds[item.task_id]).metrics()
+        if got != want:
+            mismatches.append(f"{item.id} ({item.style}): got {got}, recorded {want}")
+    assert len(expected) == header["count"] >= 3000
+    assert set(kinds) == {f"edge:{kind}" for kind in EDGE_KINDS}
     assert not mismatches, _report(mismatches)
 
 
@@ -226,6 +252,78 @@ def test_doubled_brace_emulation_matches_json_repair() -> None:
         checked += 1
         assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
     assert checked > 800
+
+
+def test_doubled_brace_emulation_declines_strings_holding_braces() -> None:
+    # json-repair keeps a string's doubled braces ("a}}b"), which undoubling would lose: the
+    # emulation must leave every such text to json-repair (or agree with it).
+    rng = random.Random(3)
+    checked = declined = 0
+    for _ in range(1500):
+        steps = [
+            {key: _random_member(rng, 0.1) for key in rng.sample(_KEYS, rng.randint(1, 5))}
+            for _ in range(rng.randint(1, 4))
+        ]
+        step = rng.choice(steps)
+        step[rng.choice(_KEYS)] = rng.choice(["a}b", "}", "{", "x{y}z", "}{"])
+        text = json.dumps(steps).replace("{", "{{").replace("}", "}}")
+        emulated = reference._mend_doubled_braces(text)
+        if emulated is reference._NO_ANSWER:
+            declined += 1
+            continue
+        checked += 1
+        assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
+    assert declined > 1000
+
+
+def _reference_shaping(value: Any) -> Any:
+    """The plan the reference's "dp" shaping takes from a parsed value, in the two cases the
+    prefixed-plan emulation covers (quirk 8a and 8b); None otherwise."""
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return value
+    for item in value if isinstance(value, list) else []:
+        if (
+            isinstance(item, list)
+            and item
+            and all(isinstance(step, dict) and "agent" in step and "step" in step for step in item)
+        ):
+            return item
+    return None
+
+
+def test_prefixed_plan_emulation_matches_json_repair(
+    gold_tasks: list[tuple[int, list[Any]]],
+) -> None:
+    # "[1] some prose\n[{...}]": the bracket-slice fallback's candidate when the prose around
+    # a plan does not balance. json-repair reads [first, plan] (or plan); the shaping takes plan.
+    rng = random.Random(4)
+    token_chars = "ab v12 Z"
+    prose_chars = "see the tool list.:;!?-, \n\t0123"
+    checked = 0
+    for index in range(2500):
+        _, gold = rng.choice(gold_tasks)
+        plan = json.loads(make_completion(gold, rng.choice(MUTATIONS), "raw", seed=index))
+        if plan and rng.random() < 0.4:  # empty containers and strings inside the plan
+            rng.choice(plan)[rng.choice(["outputs", "inputs", "x"])] = rng.choice([[], {}, ""])
+        text = (
+            json.dumps(plan, indent=rng.choice([None, 2]))
+            if rng.random() < 0.6
+            else _lenient_render(plan, rng)
+        )
+        token = "".join(rng.choice(token_chars) for _ in range(rng.choice([0, 1, 2, 5])))
+        prose = "".join(rng.choice(prose_chars) for _ in range(rng.choice([0, 1, 8, 30])))
+        candidate = f"[{token}]{prose}{text}"
+        emulated = reference._mend_prefixed_plan(candidate)
+        if emulated is reference._NO_ANSWER:
+            continue
+        checked += 1
+        repaired = json.loads(repair_json(candidate))
+        shaped = _reference_shaping(repaired)
+        assert shaped is not None, candidate
+        assert json.dumps(_reference_shaping(emulated)) == json.dumps(shaped), candidate
+        # Same route through the shaping: the plan itself (8a) or found inside (8b).
+        assert (emulated == shaped) == (repaired == shaped), candidate
+    assert checked > 1500
 
 
 def _lenient_render(value: Any, rng: random.Random) -> str:

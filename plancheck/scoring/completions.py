@@ -29,12 +29,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 __all__ = [
+    "EDGE_KINDS",
     "MUTATIONS",
     "MUTATION_WEIGHTS",
     "STYLES",
     "STYLE_WEIGHTS",
     "GeneratedCompletion",
     "generate_completions",
+    "generate_edge_completions",
     "load_gold_tasks",
     "look_alike",
     "make_completion",
@@ -807,3 +809,168 @@ def make_completion(gold: list[Any], mutation: str, style: str, *, seed: int | s
     if mutation not in _MUTATORS or style not in _RENDERERS:
         raise ValueError(f"unknown mutation {mutation!r} or style {style!r}")
     return _make(gold, mutation, style, random.Random(f"make:{seed}"))
+
+
+# --------------------------------------------------------------------------------------------
+# Edge cases for the scorer's shortcuts
+# --------------------------------------------------------------------------------------------
+
+# Each kind aims at one argument the reference-parity scorer relies on to skip work (see
+# plancheck.scoring.reference): completions that only just fall inside a shortcut's class, or
+# only just outside it, so that recorded reference verdicts catch any shortcut taken wrongly.
+EDGE_KINDS: Final = (
+    "brace_string",  # a string holding braces: the isolation regexes see objects that are not
+    "deep_object",  # objects nested deeper than the regexes read, or inside arrays
+    "trailing_comma",  # a comma after the last step, with prose and brackets around
+    "prose_token",  # "[1] prose [plan]", balanced or not: the bracket-slice fallback
+    "doubled_odd",  # doubled braces with strings holding braces, brackets or parentheses
+    "bracket_prose",  # prose with (), [] and {} around a plan, balanced or not
+)
+
+_EDGE_STRINGS: Final = (
+    "{x}",
+    "}{",
+    "{",
+    "}",
+    "a {b} c",
+    "{{x}}",
+    "[a]",
+    "[",
+    "]",
+    "(",
+    ")",
+    "f(x) [1]",
+    "it's",
+    "agent",
+    "step",
+    "é {",
+)
+_EDGE_NESTED: Final = (
+    {"deep": {"z": 1}},
+    [{"a": 1}],
+    {"k": [{"b": "c"}]},
+    [[{"d": None}]],
+    {"ok": "flat"},
+    ["plain"],
+)
+_EDGE_PREFIXES: Final = (
+    "",
+    "Here is the plan:\n",
+    "Plan {draft}:\n",
+    "Plan (v2):\n",
+    "a ( b\n",
+    "x} ",
+    "[1] see the tool list.\n",
+    "[v2]:\n",
+    "Notes [a b] - ",
+    "[] ok\n",
+    "See [12].",
+    "```json\n",
+)
+_EDGE_SUFFIXES: Final = (
+    "",
+    "\nDone.",
+    "\n```",
+    " {end}",
+    "\n(ok)",
+    " }",
+    " {",
+    "\n1) check inputs 2) run tools",
+    " (",
+    "\nok)",
+    "\nsee [1]",
+    ' {"b": [1]}',
+)
+
+
+def _edge_string(plan: Plan, rng: random.Random) -> None:
+    step = _pick_step(plan, rng)
+    if step is None:
+        return
+    field = rng.choice(["inputs", "outputs", "agent", "extra"])
+    text = rng.choice(_EDGE_STRINGS)
+    if field == "inputs" and isinstance(step.get("inputs"), dict) and step["inputs"]:
+        step["inputs"][rng.choice(sorted(step["inputs"]))] = text
+    elif field == "outputs" and isinstance(step.get("outputs"), list):
+        step["outputs"] = [*step["outputs"], text]
+    elif field == "agent":
+        step["agent"] = f"{step.get('agent')}{text}"
+    else:
+        step["note"] = text
+
+
+def _edge_nested(plan: Plan, rng: random.Random) -> None:
+    step = _pick_step(plan, rng)
+    if step is None:
+        return
+    value = copy.deepcopy(rng.choice(_EDGE_NESTED))
+    if rng.random() < 0.5 and isinstance(step.get("inputs"), dict):
+        step["inputs"]["nested"] = value
+    else:
+        step["extra"] = value
+
+
+def _edge_render(plan: Any, rng: random.Random) -> str:
+    indent = rng.choice([None, None, 2, 1, "\t"])
+    separators = rng.choice([None, (",", ":"), (" , ", " : ")])
+    return json.dumps(plan, indent=indent, separators=separators)
+
+
+def _make_edge(gold: list[Any], kind: str, rng: random.Random) -> tuple[str, str]:
+    mutation = _weighted(rng, MUTATION_WEIGHTS)
+    plan = _MUTATORS[mutation](copy.deepcopy(gold), rng)
+    if isinstance(plan, list) and rng.random() < 0.08:
+        plan = plan[:1]  # one-step plans take other isolation stages
+    if kind == "brace_string":
+        _edge_string(plan, rng)
+    elif kind == "deep_object":
+        _edge_nested(plan, rng)
+    elif kind == "doubled_odd":
+        for _ in range(rng.randint(0, 2)):
+            (_edge_string if rng.random() < 0.7 else _edge_nested)(plan, rng)
+        if plan and rng.random() < 0.2:
+            _pick_step(plan, rng)["dependence_content"] = {}  # type: ignore[index]
+        if isinstance(plan, list) and rng.random() < 0.5:
+            # Steps without object members are isolated differently (runs of them).
+            for step in plan[: rng.randint(1, max(1, len(plan)))]:
+                if isinstance(step, dict):
+                    for key, value in step.items():
+                        if isinstance(value, dict):
+                            step[key] = rng.choice([None, "x}", json.dumps(value)])
+        text = json.dumps(plan).replace("{", "{{").replace("}", "}}")
+        if rng.random() < 0.2:
+            text = rng.choice(_EDGE_PREFIXES) + text
+        return mutation, text
+    elif rng.random() < 0.3:
+        (_edge_string if rng.random() < 0.5 else _edge_nested)(plan, rng)
+    text = _edge_render(plan, rng)
+    if kind == "trailing_comma" and text.endswith("]"):
+        text = text[:-1].rstrip() + "," + rng.choice(["", " ", "\n", "\n\n", "\r\n", "\t"]) + "]"
+    prefixes: tuple[str, ...] = _EDGE_PREFIXES
+    if kind == "prose_token":
+        prefixes = ("[1] see the tool list.\n", "[v2]:\n", "Notes [a b] - ", "[] ok\n", "[x]\n")
+    return mutation, rng.choice(prefixes) + text + rng.choice(_EDGE_SUFFIXES)
+
+
+def generate_edge_completions(
+    gold_tasks: Iterable[tuple[int, list[Any]]], *, count: int, seed: int
+) -> Iterator[GeneratedCompletion]:
+    """Yield ``count`` edge-case completions (:data:`EDGE_KINDS`, in turn) built from the
+    gold plans, deterministic in ``(gold_tasks, count, seed)``; ids are
+    ``"e{seed}-{n}"`` and styles ``"edge:<kind>"``. Not a realistic mix: these sit right at
+    the borders of the reference-parity scorer's shortcuts."""
+    tasks = list(gold_tasks)
+    if not tasks:
+        return
+    for n in range(count):
+        rng = random.Random(f"edge:{seed}:{n}")
+        task_id, gold = tasks[rng.randrange(len(tasks))]
+        kind = EDGE_KINDS[n % len(EDGE_KINDS)]
+        mutation, text = _make_edge(gold, kind, rng)
+        yield GeneratedCompletion(
+            id=f"e{seed}-{n}",
+            task_id=task_id,
+            mutation=mutation,
+            style=f"edge:{kind}",
+            completion=text,
+        )

@@ -88,16 +88,22 @@ comparisons stay exactly as above.
 
 Design for speed (each shortcut is argued where it is made, and the differential tests
 check it): the gold plan is prepared once (:class:`GoldPlan`, cached per JSON text) and,
-for ordinary gold plans, all five checks run in one pass (:func:`_compare_simple`); the answer
-is parsed once and never re-serialised (a JSON round trip of parsed values is the identity);
-the per-character bracket loop is a byte-level filter plus pair elimination, and is skipped
-when the isolated array provably spans the text; the isolation regexes use possessive
-quantifiers (their matches are unique, so this cannot change what they find); comparisons
-against gold values holding only strings, ``null``, arrays and objects use C-level ``==``,
-provably the same as the type-exact deep equality there (:func:`_is_plain`); and for the
-common kinds of damaged JSON the result of ``json_repair.repair_json`` 0.64.6 is computed
-directly instead of by running its character-level parser (stages 2a and 2b below; any
-other json-repair version is always called).
+for ordinary gold plans, all five checks run in one pass (:func:`_compare_simple`), each step
+deep-compared with its gold step once; the answer is parsed once and never re-serialised (a
+JSON round trip of parsed values is the identity); a verdict is a named tuple built in one C
+call. The commonest completions - a JSON array of steps, alone, fenced, in prose or in a
+wrapper, possibly with a comma after the last step - are scored without running the
+isolation regexes at all: when the array's braces are provably exactly its objects'
+delimiters (counted against the objects, or read off the text), the regexes can only isolate
+that very array (:func:`_score_clean_array`, :func:`_score_trailing_comma`). Elsewhere the
+per-character bracket loop is a byte-level filter plus pair elimination; the isolation
+regexes use possessive quantifiers (their matches are unique, so this cannot change what they
+find); comparisons against gold values holding only strings, ``null``, arrays and objects use
+C-level ``==``, provably the same as the type-exact deep equality there (:func:`_is_plain`);
+and for the common kinds of damaged JSON the result of ``json_repair.repair_json`` 0.64.6 is
+computed directly instead of by running its character-level parser (stages 2a-2c below; any
+other json-repair version is always called), doubled-brace plans being canonicalised straight
+from recipes cached per step layout.
 
 Not matched: inputs nested deeper than Python's recursion limit (the reference's own
 recursion depth decides between a result and a crash there).
@@ -108,10 +114,12 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Final
+from functools import lru_cache, partial
+from itertools import chain, compress, repeat
+from operator import countOf, eq
+from typing import Any, Final, NamedTuple, cast
 
 from json_repair import repair_json
 
@@ -169,8 +177,7 @@ _WRAPPER_KEYS: Final = ("structured_plan", "plan", "structured_task_plan", "task
 _UNKNOWN_STEP_RANK: Final = 10**9
 
 
-@dataclass(frozen=True, slots=True)
-class ReferenceVerdict:
+class ReferenceVerdict(NamedTuple):
     """The reference evaluator's six numbers for one answer, plus how we got there.
 
     ``prediction`` is the normalised plan exactly as the reference compares it (a list of
@@ -181,7 +188,8 @@ class ReferenceVerdict:
     strict mode); ``problem`` says why an answer could not be scored normally (nothing to
     read, not an array, a strict-mode rejection, or the exception the reference would raise).
     The verdict shares objects with the prepared gold plan and the parsed answer: treat it as
-    read-only.
+    read-only. (A named tuple, not a frozen dataclass: building one is several times cheaper,
+    which matters at tens of thousands of verdicts a second.)
     """
 
     em: bool
@@ -204,6 +212,14 @@ class ReferenceVerdict:
             "fpof_type": self.fpof_type,
             "fpof_step": self.fpof_step,
         }
+
+
+# tuple.__new__ bound to the class: builds a verdict from its nine fields in one C call,
+# without the Python-level __new__ that a named tuple's constructor goes through.
+_verdict: Final = cast(
+    "Callable[[tuple[Any, ...]], ReferenceVerdict]",
+    partial(tuple.__new__, ReferenceVerdict),
+)
 
 
 class _NoAnswer:
@@ -359,6 +375,9 @@ class GoldPlan:
     tool_pairs: tuple[tuple[Any, Any], ...]
     simple: bool  # every step is_simple and the EM parse is the same: the fast comparator applies
     items: list[Any] | None  # the parsed gold plan, shared by all scorings: never mutate it
+    # Per step, how many objects it holds, when the plan is simple and every step is shallow
+    # (see _shallow_objects); else None.
+    step_objects: tuple[int, ...] | None = None
 
     @property
     def plan(self) -> list[Any] | None:
@@ -395,7 +414,40 @@ def _gold_from_text(text: str) -> GoldPlan:
     )
     simple = steps is not None and em_steps is steps and all(g.is_simple for g in steps)
     items = value if isinstance(value, list) else None
-    return GoldPlan(text, steps, em_steps, pairs, simple, items)
+    counts: tuple[int, ...] | None = None
+    if simple and items is not None:
+        shallow = [_shallow_objects(item) for item in items]
+        counts = tuple(count for count in shallow if count is not None)
+        if len(counts) != len(shallow):
+            counts = None
+    return GoldPlan(text, steps, em_steps, pairs, simple, items, counts)
+
+
+def _shallow_objects(step: Any) -> int | None:
+    """How many objects a step holds, itself included, when it is an object whose objects
+    are all its own members and hold no object themselves (and no array holds one); else
+    None."""
+    if type(step) is not dict:
+        return None
+    count = 1
+    for value in step.values():
+        if type(value) is dict:
+            if _holds_object(list(value.values())):
+                return None
+            count += 1
+        elif type(value) is list and _holds_object(value):
+            return None
+    return count
+
+
+def _holds_object(values: list[Any]) -> bool:
+    """Whether an object occurs anywhere among ``values``, however deep."""
+    for value in values:
+        if type(value) is dict:
+            return True
+        if type(value) is list and _holds_object(value):
+            return True
+    return False
 
 
 def prepare_gold(gold: GoldPlan | list[Any] | str) -> GoldPlan:
@@ -625,6 +677,8 @@ def _load_or_mend(candidate: str, notes: list[str]) -> Any:
         value = _mend_doubled_braces(candidate)
         if value is _NO_ANSWER:
             value = _mend_lenient_json(candidate)
+        if value is _NO_ANSWER:
+            value = _mend_prefixed_plan(candidate)
     if value is _NO_ANSWER:
         try:
             value = json.loads(repair_json(candidate))
@@ -708,56 +762,52 @@ def _undouble(candidate: str) -> _DoubledPlan | None:
     if not candidate.startswith("[{{") or "\\" in candidate or not candidate.isascii():
         return None
     collapsed = candidate.replace("{{", "{").replace("}}", "}")
-    # Every brace was doubled: a single one would survive the replace and break the 2:1 count.
+    # Every brace was doubled: each replacement shortens the text by one, so a single brace
+    # that survived would leave the text longer than that.
     opening = collapsed.count("{")
-    if candidate.count("{") != 2 * opening or candidate.count("}") != 2 * collapsed.count("}"):
+    closing = collapsed.count("}")
+    if len(candidate) - len(collapsed) != opening + closing:
         return None
+    if "NaN" in collapsed or "Infinity" in collapsed:
+        return None  # json.loads reads these constants, json-repair does not (maybe in strings)
     try:
         steps = json.loads(collapsed)
     except Exception:
         return None
     if type(steps) is not list or not steps:
         return None
-    if "NaN" in collapsed or "Infinity" in collapsed:
-        return None  # json.loads reads these constants, json-repair does not (maybe in strings)
     objects = 0
     arrays = 1
     flat_steps = []
-    scalar_types = _SCALAR_TYPES
+    scalars = _SCALAR_TYPES
     for step in steps:
-        if type(step) is not dict or not step:
+        if type(step) is not dict or not step or "" in step:
             return None
         objects += 1
         flat = True
-        for key, value in step.items():
+        for value in step.values():
             kind = type(value)
-            if not key:
-                return None
-            if kind in scalar_types:
-                continue
             if kind is list:
                 arrays += 1
-                for item in value:
-                    if type(item) not in scalar_types:
-                        return None
-                continue
-            if kind is not dict:
-                return None
-            objects += 1
-            flat = False
-            for inner_key, inner_value in value.items():
-                inner_kind = type(inner_value)
-                if not inner_key:
+                if not scalars.issuperset(map(type, value)):
                     return None
-                if inner_kind is list:
-                    arrays += 1
-                    for item in inner_value:
-                        if type(item) not in scalar_types:
+            elif kind is dict:
+                if "" in value:
+                    return None
+                objects += 1
+                flat = False
+                for inner in value.values():
+                    inner_kind = type(inner)
+                    if inner_kind is list:
+                        arrays += 1
+                        if not scalars.issuperset(map(type, inner)):
                             return None
-                elif inner_kind not in scalar_types:
-                    return None
+                    elif inner_kind not in scalars:
+                        return None
+            elif kind not in scalars:
+                return None
         flat_steps.append(flat)
-    if opening != objects:  # a brace inside some string
+    if opening != objects or closing != objects:  # a brace inside some string
         return None
     return _DoubledPlan(steps, flat_steps, arrays)
 
@@ -866,6 +916,8 @@ def _extract_doubled(completion: str, notes: list[str]) -> Any:
     if plan is None:
         return _NO_ANSWER
     how, value = _doubled_isolation(completion, plan)
+    if value is _SPLIT:
+        value = _split_doubled_steps(plan.steps)
     if value is _NO_ANSWER:
         return _NO_ANSWER
     if how:
@@ -874,9 +926,16 @@ def _extract_doubled(completion: str, notes: list[str]) -> Any:
     return value
 
 
+class _Split:
+    """Marker: json-repair reads the whole doubled-brace text (:func:`_split_doubled_steps`)."""
+
+
+_SPLIT: Final = _Split()
+
+
 def _doubled_isolation(completion: str, plan: _DoubledPlan) -> tuple[str, Any]:
     """How the reference isolates a doubled-brace text ("" when it keeps all of it), and
-    json-repair's reading of what it isolated."""
+    json-repair's reading of what it isolated (``_SPLIT`` for the whole text)."""
     steps, flat = plan.steps, plan.flat_steps
     if _doubled_text_balanced(completion, plan):
         if all(flat):
@@ -890,7 +949,138 @@ def _doubled_isolation(completion: str, plan: _DoubledPlan) -> tuple[str, Any]:
         head = steps[0] if flat[0] else next(v for v in steps[0].values() if type(v) is dict)
         if _holds_string(head, "agent") and _holds_string(head, "step"):
             return "single step object wrapped into an array", [head]
-    return "read the raw text between the first `[` and the last `]`", _split_doubled_steps(steps)
+    return "read the raw text between the first `[` and the last `]`", _SPLIT
+
+
+def _score_doubled(completion: str, gold: GoldPlan) -> ReferenceVerdict | None:
+    """Score a completion that is nothing but a doubled-brace plan (see
+    :func:`_extract_doubled`), or None when the general path has to. When json-repair reads
+    the whole text, its pieces are canonicalised straight from each step's members
+    (:func:`_canonical_doubled_pieces`), skipping the intermediate objects."""
+    if not completion.endswith("}}]") or "\n" in completion:
+        return None
+    plan = _undouble(completion)
+    if plan is None:
+        return None
+    how, value = _doubled_isolation(completion, plan)
+    notes = [how, "json-repair mended the JSON"] if how else ["json-repair mended the JSON"]
+    if value is _SPLIT:
+        pieces = _canonical_doubled_pieces(plan.steps, notes)
+        if pieces is not None:
+            return _judge(pieces, gold, notes)
+        value = _split_doubled_steps(plan.steps)
+        if value is _NO_ANSWER:
+            return None
+    try:
+        answer = _normalize(value, notes)
+    except (ValueError, RecursionError) as error:  # int() in the coerce sort (quirk 15)
+        return _crashed(error, None, notes)
+    return _judge(answer, gold, notes)
+
+
+@dataclass(frozen=True, slots=True)
+class _PieceRecipe:
+    """How to build one canonical piece of a doubled-brace step from the step's members
+    (indices into its values; -1 for absent, which reads None from the padded values)."""
+
+    step: int
+    agent: int
+    inputs: int  # -1: {} (absent, or not an object)
+    outputs: int  # -1: [] (absent, or not an array)
+    dependence: int
+    content: int
+    notes: tuple[str, ...]  # every note _canonical_step_slow would make, but a bare dependence
+    bare_dependence: bool  # the dependence is present and not an array: note it
+
+
+@lru_cache(maxsize=1024)
+def _doubled_step_recipe(
+    keys: tuple[str, ...], kinds: tuple[type, ...]
+) -> tuple[_PieceRecipe, ...] | None:
+    """The canonical pieces json-repair makes of a doubled-brace step with these member keys
+    and value types (no empty object among them), as _split_doubled_step and then
+    _canonical_step_slow build them; None when the step closes the array early."""
+    pieces: list[list[int]] = []
+    current: list[int] = []
+    for position, kind in enumerate(kinds):
+        current.append(position)
+        if kind is dict:  # an object member closes the current object
+            pieces.append(current)
+            current = []
+            if position == len(kinds) - 1:
+                return None
+    if current:
+        pieces.append(current)
+    recipes = []
+    for members in pieces:
+        index = {keys[position]: position for position in members}
+        recipe = _recipe(tuple(index))
+        notes = list(recipe.notes)
+        inputs = index.get("inputs", -1)
+        alias_used = False
+        if inputs < 0 or kinds[inputs] is not dict:  # (objects here are never empty)
+            alternative = index.get("input", -1)
+            if alternative >= 0 and kinds[alternative] is dict:
+                inputs = alternative
+                alias_used = True
+                notes.append("alias key `input` read as `inputs`")
+            else:
+                notes.append("missing or non-object `inputs` read as {}")
+                inputs = -1
+        outputs = index.get("outputs", -1)
+        if outputs < 0 or kinds[outputs] is not list:
+            notes.append("missing or non-array `outputs` read as []")
+            outputs = -1
+        notes += [n for n in recipe.dropped_notes if not (alias_used and n == _INPUT_DROPPED)]
+        step, agent, dependence, content = (
+            -1 if key is None else index[key] for key in recipe.sources
+        )
+        recipes.append(
+            _PieceRecipe(
+                step,
+                agent,
+                inputs,
+                outputs,
+                dependence,
+                content,
+                tuple(notes),
+                dependence >= 0 and kinds[dependence] is not list,
+            )
+        )
+    return tuple(recipes)
+
+
+def _canonical_doubled_pieces(
+    steps: list[dict[str, Any]], notes: list[str]
+) -> list[dict[str, Any]] | None:
+    """``_normalize(_split_doubled_steps(steps))`` for steps without empty object members of
+    which none closes the array early (else None): the same pieces and notes, built from
+    recipes cached per step layout."""
+    plan: list[dict[str, Any]] = []
+    for step in steps:
+        values = list(step.values())
+        if {} in values:
+            return None
+        recipes = _doubled_step_recipe(tuple(step), tuple(map(type, values)))
+        if recipes is None:
+            return None
+        values.append(None)  # what index -1 reads
+        for piece in recipes:
+            dependence = values[piece.dependence]
+            plan.append(
+                {
+                    "step": values[piece.step],
+                    "agent": values[piece.agent],
+                    "inputs": values[piece.inputs] if piece.inputs >= 0 else {},
+                    "outputs": values[piece.outputs] if piece.outputs >= 0 else [],
+                    "dependence": dependence,
+                    "dependence_content": values[piece.content],
+                }
+            )
+            notes += piece.notes
+            if piece.bare_dependence:
+                _note_bare_dependence(dependence, notes)
+    return plan
 
 
 def _doubled_text_balanced(text: str, plan: _DoubledPlan) -> bool:
@@ -955,16 +1145,15 @@ _LENIENT_PIECE: Final = re.compile(
         | -?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?   # numbers
       )+)
     | (?P<single>'[^'"\\\x00-\x1f,:{}\[\]()`\#\u201c\u201d\u201e\u2018\u2019]+')
-    | (?P<word>[A-Za-z][A-Za-z0-9_]*)
+    | (?P<key>[A-Za-z][A-Za-z0-9_]*+)(?=:)                        # a bare key
+    | (?P<constant>(?i:true|false|null|none))(?=[ \t\n\r,\]}]|\Z)  # a constant, delimited
     | (?P<trailing>,)
-    | (?P<other>.)
+    | (?P<other>.)                     # anything else, including any other bare word
     """,
     re.VERBOSE | re.DOTALL,
 )
 
 _CONSTANTS: Final = {"true": "true", "false": "false", "null": "null", "none": "null"}
-
-_AFTER_CONSTANT: Final = frozenset(" \t\n\r,]}")
 
 # Things the class excludes, found on the whole text (a hit inside a string only costs a call
 # to json-repair): a number glued to ",x"; an empty container or "" not followed by , or ].
@@ -1017,29 +1206,22 @@ def _strictify(text: str) -> tuple[str, bool]:
     """Rewrite lenient JSON as strict JSON (single quotes, bare keys, constants, trailing
     commas); raises ``_Unsupported`` outside the class."""
     single_quotes = False
-
-    def rewrite(piece: re.Match[str]) -> str:
-        nonlocal single_quotes
-        kind = piece.lastgroup
-        token = piece.group()
-        if kind == "plain":
-            return token
-        if kind == "single":
+    pieces = []
+    # findall hands back every token's groups at C speed; only the few kinds of token that
+    # change need Python.
+    for plain, single, key, constant, trailing, _ in _LENIENT_PIECE.findall(text):
+        if plain:
+            pieces.append(plain)
+        elif single:
             single_quotes = True
-            return '"' + token[1:-1] + '"'
-        if kind == "word":
-            end = piece.end()
-            if text.startswith(":", end):
-                return '"' + token + '"'  # a bare key
-            constant = _CONSTANTS.get(token.lower())
-            if constant is None or (end < len(text) and text[end] not in _AFTER_CONSTANT):
-                raise _Unsupported
-            return constant
-        if kind == "trailing":
-            return ""  # json-repair skips a comma right before a closer
-        raise _Unsupported
-
-    return _LENIENT_PIECE.sub(rewrite, text), single_quotes
+            pieces.append('"' + single[1:-1] + '"')
+        elif key:
+            pieces.append('"' + key + '"')
+        elif constant:
+            pieces.append(_CONSTANTS[constant.lower()])
+        elif not trailing:  # json-repair skips a comma right before a closer
+            raise _Unsupported
+    return "".join(pieces), single_quotes
 
 
 def _close_cut_off_text(text: str) -> str | None:
@@ -1056,6 +1238,61 @@ def _close_cut_off_text(text: str) -> str | None:
     if not expected:
         return None
     return text + "".join(reversed(expected))
+
+
+# --------------------------------------------------------------------------------------------
+# Stage 2c: json-repair on a bracketed token, prose, then the plan
+# --------------------------------------------------------------------------------------------
+
+# A short bracketed token, some prose, then the plan - as in "[1] see the tool
+# list.\n[{...}, ...]", the bracket-slice fallback's candidate when prose around a plan does
+# not balance its brackets. json-repair 0.64.6 reads the first array (a number or a word:
+# json.loads-able, or an unquoted string), skips the prose at the top level (letters, digits,
+# whitespace and these punctuation marks start no value there), then reads the plan as a
+# second top-level value with its array parser - the same reading as the plan text alone, in
+# the "lenient JSON" class above. The result is ``[first, plan]``, or just ``plan`` when the
+# first array is empty (a falsy value is dropped); the two never merge, as the first holds no
+# object. When every step of the plan has ``agent`` and ``step`` keys, the reference's
+# shaping takes the plan from either form (quirk 8a or 8b): ``[plan]`` stands for the first.
+_PREFIX_TOKEN_AND_PROSE: Final = re.compile(
+    r"\[(?P<token>[A-Za-z0-9 ]*)\][A-Za-z0-9 \t\n\r.,:;!?-]*(?=\[)"
+)
+
+
+def _mend_prefixed_plan(candidate: str) -> Any:
+    """json-repair's reading of ``[token] prose [plan]`` as far as the reference's shaping
+    can tell (see above): ``plan`` for an empty token, else ``[plan]``; ``_NO_ANSWER``
+    outside that class."""
+    prefix = _PREFIX_TOKEN_AND_PROSE.match(candidate)
+    if prefix is None:
+        return _NO_ANSWER
+    text = candidate[prefix.end() :]
+    plan = _loads_valid_plan(text)
+    if plan is _NO_ANSWER:
+        plan = _mend_lenient_json(text)
+    if type(plan) is not list or not plan:
+        return _NO_ANSWER
+    for step in plan:
+        if type(step) is not dict or "agent" not in step or "step" not in step:
+            return _NO_ANSWER
+    return [plan] if prefix.group("token").strip() else plan
+
+
+def _loads_valid_plan(text: str) -> Any:
+    """``json.loads`` of a plan text inside the "lenient JSON" class that needs no rewriting,
+    else ``_NO_ANSWER``. Valid JSON (without NaN or Infinity, repeated keys, backslashes,
+    backticks or a number glued to ",x") json-repair's parser reads as json.loads does, empty
+    containers included (the empty items it drops are a cut-off text's): _strictify would
+    hand it back unchanged - its strings and numbers are plain tokens, its only bare words
+    the constants true/false/null, and no comma precedes a closer."""
+    if "\\" in text or "`" in text or _NUMBER_GLUED_TO_COMMA.search(text):
+        return _NO_ANSWER
+    try:
+        return json.loads(
+            text, object_pairs_hook=_object_without_repeats, parse_constant=_reject_constant
+        )
+    except (ValueError, _Unsupported, RecursionError):
+        return _NO_ANSWER
 
 
 # --------------------------------------------------------------------------------------------
@@ -1165,11 +1402,13 @@ def _canonical_plan_if_all_objects(
             item.keys() == _CANONICAL_KEYS
             and type(item["inputs"]) is dict
             and type(item["outputs"]) is list
-            and type(item["dependence"]) is list
         ):
-            plan.append(item)  # already canonical (see _canonical_step)
+            # Already canonical (see _canonical_step), but for a bare dependence to note.
+            if type(item["dependence"]) is not list:
+                _note_bare_dependence(item["dependence"], notes)
+            plan.append(item)
         else:
-            plan.append(_canonical_step(item, notes))
+            plan.append(_canonical_step_slow(item, notes))
     return plan
 
 
@@ -1195,9 +1434,15 @@ _ALIAS_TARGET: Final = {alias: key for key, alias in _ALIASES}
 class _Recipe:
     """How to canonicalise a step object with a given sequence of keys (quirk 9)."""
 
-    sources: tuple[str | None, str | None, str | None, str | None]  # step, agent, dep., content
+    # Where step, agent, dependence and dependence_content come from; None when absent
+    # (``item.get(None)`` is None: JSON keys are strings).
+    sources: tuple[str | None, str | None, str | None, str | None]
     notes: tuple[str, ...]  # alias and missing-key notes
-    dropped: tuple[str, ...]  # keys that are neither canonical nor read as an alias
+    dropped_notes: tuple[str, ...]  # one per key neither canonical nor read as an alias
+    drops_input: bool  # `input` is one of those keys (not noted when read as `inputs`)
+
+
+_INPUT_DROPPED: Final = "extra key `input` dropped"
 
 
 @lru_cache(maxsize=4096)
@@ -1214,48 +1459,57 @@ def _recipe(keys: tuple[str, ...]) -> _Recipe:
         else:
             sources.append(None)
             notes.append(f"missing `{canonical}` read as null")
-    dropped = tuple(
+    dropped = [
         key
         for key in keys
         if key not in _CANONICAL_KEYS
         and not (key in _ALIAS_TARGET and _ALIAS_TARGET[key] not in present)
-    )
+    ]
     step, agent, dependence, content = sources
-    return _Recipe((step, agent, dependence, content), tuple(notes), dropped)
+    return _Recipe(
+        (step, agent, dependence, content),
+        tuple(notes),
+        tuple(f"extra key `{key}` dropped" for key in dropped),
+        "input" in dropped,
+    )
 
 
 def _canonical_step_slow(item: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     recipe = _recipe(tuple(item))
     step_key, agent_key, dependence_key, content_key = recipe.sources
-    notes.extend(recipe.notes)
-    inputs = item.get("inputs")
+    if recipe.notes:
+        notes += recipe.notes
+    get = item.get
+    inputs = get("inputs")
     input_alias_used = False
-    if not isinstance(inputs, dict) or not inputs:
-        alternative = item.get("input")
-        if isinstance(alternative, dict):
+    if type(inputs) is not dict or not inputs:
+        alternative = get("input")
+        if type(alternative) is dict:
             inputs = alternative
             input_alias_used = True
             notes.append("alias key `input` read as `inputs`")
-    if not isinstance(inputs, dict):
-        notes.append("missing or non-object `inputs` read as {}")
-        inputs = {}
-    outputs = item.get("outputs")
-    if not isinstance(outputs, list):
+        elif type(inputs) is not dict:
+            notes.append("missing or non-object `inputs` read as {}")
+            inputs = {}
+    outputs = get("outputs")
+    if type(outputs) is not list:
         notes.append("missing or non-array `outputs` read as []")
         outputs = []
-    for key in recipe.dropped:
-        if not (input_alias_used and key == "input"):
-            notes.append(f"extra key `{key}` dropped")
-    dependence = None if dependence_key is None else item[dependence_key]
+    if recipe.dropped_notes:
+        if input_alias_used and recipe.drops_input:
+            notes += [note for note in recipe.dropped_notes if note != _INPUT_DROPPED]
+        else:
+            notes += recipe.dropped_notes
+    dependence = get(dependence_key)  # type: ignore[arg-type]
     if type(dependence) is not list:
         _note_bare_dependence(dependence, notes)
     return {
-        "step": None if step_key is None else item[step_key],
-        "agent": None if agent_key is None else item[agent_key],
+        "step": get(step_key),  # type: ignore[arg-type]
+        "agent": get(agent_key),  # type: ignore[arg-type]
         "inputs": inputs,
         "outputs": outputs,
         "dependence": dependence,
-        "dependence_content": None if content_key is None else item[content_key],
+        "dependence_content": get(content_key),  # type: ignore[arg-type]
     }
 
 
@@ -1265,7 +1519,8 @@ def _note_bare_dependence(dependence: Any, notes: list[str]) -> None:
     if isinstance(dependence, dict):
         notes.append("dependence object read as the list of its keys")
     elif isinstance(dependence, (str, int, float)):
-        shown = json.dumps(dependence)
+        # json.dumps spelling; an int (not a bool) spells the same with str(), much faster.
+        shown = str(dependence) if type(dependence) is int else json.dumps(dependence)
         notes.append(f"dependence {shown} read as [{shown}]")
 
 
@@ -1438,7 +1693,7 @@ def _first_point_of_failure(plan: list[dict[str, Any]], gold: GoldPlan) -> tuple
 
 
 def _compare_simple(
-    plan: list[dict[str, Any]], gold: GoldPlan
+    plan: list[dict[str, Any]], gold: GoldPlan, same: list[bool] | None = None
 ) -> tuple[bool, bool, bool, bool, str | None, Any]:
     """All five checks in one pass, for a gold plan whose steps are all ``is_simple``.
 
@@ -1446,17 +1701,26 @@ def _compare_simple(
     and a model ``dependence`` is only sorted when some still-running check would sort it in
     the reference, so a TypeError is raised exactly when the reference raises one. (With a
     simple gold, sorting the model's dependence is the only operation that can raise.)
+    ``same`` holds ``step == gold item`` for each position both have, when the caller already
+    compared them (deep equality of equal steps is the costliest comparison here).
     """
     golds: tuple[_GoldStep, ...] = gold.steps  # type: ignore[assignment]
-    if plan == gold.items:
+    if same is None:
+        same = list(map(eq, plan, gold.items))  # type: ignore[arg-type]
+    if len(plan) == len(golds) and all(same):
         # Every step is == its gold step: only an int step or dependence member that is
         # really a float or bool can still make a difference (see the per-step case below).
         return _compare_equal_plan(plan, golds)
     em = tools = params = deps = len(plan) == len(golds)
     kind: str | None = None
     where: Any = None
-    for s, g in zip(plan, golds, strict=False):
-        if s == g.item:
+    # Usually the steps equal to their gold step are also typed like it, and then they can
+    # change no flag below: skip them.
+    equal_steps_typed = _typed_like_gold(compress(plan, same))
+    for s, g, equal in zip(plan, golds, same, strict=False):
+        if equal:
+            if equal_steps_typed:
+                continue
             # Everything is ==, and the gold has only strings/nulls/containers besides the int
             # step and int dependence: only those two can still differ in type.
             if em and type(s["step"]) is not int:
@@ -1513,6 +1777,8 @@ def _compare_simple(
 def _compare_equal_plan(
     plan: list[dict[str, Any]], golds: tuple[_GoldStep, ...]
 ) -> tuple[bool, bool, bool, bool, str | None, Any]:
+    if _typed_like_gold(plan):
+        return True, True, True, True, None, None
     em = deps = True
     kind: str | None = None
     where: Any = None
@@ -1523,6 +1789,19 @@ def _compare_equal_plan(
             deps = False
             kind, where = "dependency_error", g.error_step
     return em, True, True, deps, kind, where
+
+
+def _typed_like_gold(steps: Iterable[dict[str, Any]]) -> bool:
+    """For steps each == its step of a simple gold plan (so ``dependence`` is a list): whether
+    every ``step`` and every ``dependence`` member really is an int, not an equal float or
+    bool - then the type-exact comparisons agree with ``==`` on them."""
+    for step in steps:
+        if type(step["step"]) is not int:
+            return False
+        for member in step["dependence"]:
+            if type(member) is not int:
+                return False
+    return True
 
 
 def _judge(answer: Any, gold: GoldPlan, notes: list[str]) -> ReferenceVerdict:
@@ -1543,7 +1822,7 @@ def _judge(answer: Any, gold: GoldPlan, notes: list[str]) -> ReferenceVerdict:
     except Exception as error:  # the reference raises on exactly these inputs (quirk 15)
         return _crashed(error, plan, notes)
     repairs = tuple(dict.fromkeys(notes)) if notes else ()
-    return ReferenceVerdict(em, tools, parameters, dependencies, kind, step, plan, repairs)
+    return _verdict((em, tools, parameters, dependencies, kind, step, plan, repairs, None))
 
 
 def _equal_plan_verdict(
@@ -1552,7 +1831,7 @@ def _equal_plan_verdict(
     steps: tuple[_GoldStep, ...] = gold.steps  # type: ignore[assignment]
     em, tools, params, deps, kind, where = _compare_equal_plan(plan, steps)
     repairs = tuple(dict.fromkeys(notes)) if notes else ()
-    return ReferenceVerdict(em, tools, params, deps, kind, where, plan, repairs)
+    return _verdict((em, tools, params, deps, kind, where, plan, repairs, None))
 
 
 def _failed(
@@ -1683,11 +1962,17 @@ def score_completion(
     if type(completion) is not str and not isinstance(completion, str):
         return _failed("empty_output", None, [], "no completion")
     searched: re.Match[str] | _Unknown | None = _UNKNOWN
-    if prepared.simple and "\\" not in completion:
+    if completion.startswith("[{{"):
+        if _EMULATE_JSON_REPAIR:
+            verdict = _score_doubled(completion, prepared)
+            if verdict is not None:
+                return verdict
+    elif prepared.simple and "\\" not in completion:
         outcome = _score_clean_array(completion, prepared)
-        if isinstance(outcome, ReferenceVerdict):
+        if type(outcome) is ReferenceVerdict:
             return outcome
-        searched = outcome
+        if outcome is None:
+            searched = None
     notes: list[str] = []
     try:
         extracted = _extract(completion, notes, searched)
@@ -1703,47 +1988,257 @@ def score_completion(
     return _judge(answer, prepared, notes)
 
 
-def _score_clean_array(completion: str, gold: GoldPlan) -> ReferenceVerdict | re.Match[str] | None:
-    """The commonest case start to finish: a backslash-free completion whose array-of-objects
-    match runs from its first ``[`` to its last ``]`` and parses (see
-    :func:`_parse_whole_span` for why that span is the reference's candidate), scored against
-    a simple gold plan. Otherwise it returns the search result (a match or None) for the
-    general path to reuse."""
-    found = _ARRAY_OF_OBJECTS.search(completion)
-    if found is None:
+def _score_clean_array(completion: str, gold: GoldPlan) -> ReferenceVerdict | _Unknown | None:
+    """The commonest cases start to finish, for a backslash-free completion and a simple gold
+    plan: the text from the first ``[`` to the last ``]`` is a JSON array of step objects
+    (plain JSON, a fence, prose around it, a wrapper object), or is one but for a comma after
+    the last step (:func:`_score_trailing_comma`). Returns None when the text has no ``[``
+    (so the array-of-objects regex cannot match), else ``_UNKNOWN`` when the general path has
+    to decide.
+
+    Why the span is the reference's answer without running its regex: when no string in the
+    span holds a brace and objects nest at most two deep (shown by counting braces against
+    the parsed objects below, or for unusual gold plans by :func:`_braces_are_shallow_objects`),
+    the span's braces are exactly its objects' delimiters, as the regex understands objects,
+    so the array-of-objects regex matches at the first ``[`` (the leftmost place any match can
+    start), through exactly this array. With brackets balanced the reference isolates that
+    match from the flattened text; otherwise its bracket-slice fallback takes this very span
+    from the raw text. Both spellings parse to the same value: the raw span parses, so its
+    newlines are all between tokens (JSON strings cannot hold raw newlines), where a space
+    reads the same.
+    """
+    start = completion.find("[")
+    if start < 0:
         return None
-    start, end = found.span()
-    if start != completion.find("[") or end != completion.rfind("]") + 1:
-        return found
+    end = completion.rfind("]") + 1
+    if end <= start:
+        return _UNKNOWN
+    last = end - 2  # the last character before the closing bracket that is not whitespace
+    while last > start and completion[last] in " \t\n\r":
+        last -= 1
+    if completion[last] == ",":
+        return _score_trailing_comma(completion, start, last, gold)
+    first = start + 1  # the first character after the opening bracket that is not whitespace
+    while first < last and completion[first] in " \t\n\r":
+        first += 1
+    if completion[first] != "{" or completion[last] != "}":
+        return _UNKNOWN  # not an array of objects from the first [ to the last ]: don't parse
     try:
         # Scanning in place is json.loads of the span: the scanner never looks past the
         # closing bracket of an array, so "one value ending exactly at the span's end" is the
         # same test on the span and on the whole text.
         plan, stop = _SCAN_JSON_VALUE(completion, start)
     except Exception:
-        return found
-    if stop != end:
-        return found
+        return _UNKNOWN
+    if stop != end or type(plan) is not list or not plan:
+        return _UNKNOWN
+    items: list[Any] = gold.items  # type: ignore[assignment]
+    same = list(map(eq, plan, items))
+    counts = gold.step_objects
+    canonical: bool | None = True
+    if counts is None:
+        if not _braces_are_shallow_objects(completion[start:end]):
+            return _UNKNOWN
+        canonical = None  # (still to check)
+    else:
+        # Count the objects: a step equal to its gold step holds as many as the gold step;
+        # for the others count the step and its object members. If the span has exactly that
+        # many braces of each kind, no string holds one and no object sits deeper (either
+        # would add a brace the count does not include), so the braces are exactly the
+        # objects' delimiters, at most two deep. (The same pass checks which steps are
+        # canonical already: those equal to their gold step are.)
+        objects = 0
+        steps: Iterable[tuple[Any, bool, int]] = zip(plan, same, counts, strict=False)
+        if len(plan) > len(items):
+            steps = chain(steps, zip(plan[len(items) :], repeat(False), repeat(0)))
+        for step, equal, count in steps:
+            if equal:
+                objects += count
+                continue
+            if type(step) is not dict:
+                return _UNKNOWN
+            objects += 1 + countOf(map(type, step.values()), dict)
+            if canonical and (
+                step.keys() != _CANONICAL_KEYS
+                or type(step["inputs"]) is not dict
+                or type(step["outputs"]) is not list
+                or type(step["dependence"]) is not list
+            ):
+                canonical = False
+        if completion.count("{", start, end) != objects:
+            return _UNKNOWN
+        if completion.count("}", start, end) != objects:
+            return _UNKNOWN
     notes: list[str] = []
-    if completion[:start].strip() or completion[end:].strip():
+    if (start and not completion[:start].isspace()) or (
+        end < len(completion) and not completion[end:].isspace()
+    ):
         notes.append("plan array cut out of the surrounding text")
-    # ``plan`` is an array of objects: each element of the span starts with a brace.
-    if plan == gold.items:
-        return _equal_plan_verdict(plan, gold, notes)
-    for step in plan:
-        if (
-            step.keys() != _CANONICAL_KEYS
-            or type(step["inputs"]) is not dict
-            or type(step["outputs"]) is not list
-            or type(step["dependence"]) is not list
-        ):
-            # Needs canonicalising: finish on the general path, without parsing again.
-            return _judge(_normalize(plan, notes), gold, notes)
+    return _verdict_for_parsed_steps(plan, gold, notes, same, canonical)
+
+
+# Every byte except braces and double quotes (see _braces_are_shallow_objects).
+_NOT_A_BRACE_OR_QUOTE: Final = bytes(b for b in range(256) if b not in b'{}"')
+
+
+def _braces_are_shallow_objects(span: str) -> bool:
+    """For a backslash-free JSON text: whether no string in it holds a brace and no object in
+    it lies more than two objects deep - so that its braces are exactly the delimiters of its
+    objects, which the isolation regexes read as objects.
+
+    Without backslashes no string holds a quote, so quotes pair up as string delimiters, in
+    order. Keep only quotes and braces: a string holds no brace exactly when its two quotes
+    end up adjacent, and deleting adjacent quote pairs (one left-to-right pass) leaves no quote
+    exactly when every string is like that - the first quote can only pair with its own
+    closing quote, and so on. What remains is the brace structure of the objects, and one
+    pass deleting adjacent ``{}`` pairs removes every innermost object: two passes empty it
+    exactly when nothing nests deeper than two. (Non-ASCII characters encode to bytes
+    >= 0x80, which the filter drops with everything else.)
+    """
+    word = span.encode("utf-8", "surrogatepass").translate(None, _NOT_A_BRACE_OR_QUOTE)
+    if b'"' in word:
+        word = word.replace(b'""', b"")
+        if b'"' in word:
+            return False
+    return not word.replace(b"{}", b"").replace(b"{}", b"")
+
+
+def _score_trailing_comma(
+    completion: str, start: int, comma: int, gold: GoldPlan
+) -> ReferenceVerdict | _Unknown:
+    """Plans written with a comma after the last step (``[{...}, {...},]``, the comma at
+    index ``comma``): the reference's answer is the array without that comma, tagged as a run
+    of comma-separated objects (or, for one step, as a single object). ``_UNKNOWN`` when the
+    argument below does not apply.
+
+    Suppose the span without its last comma parses to an array of at least two objects, no
+    string in it holds a bracket or a brace, it nests objects and arrays only as
+    :data:`_SHALLOW_STRUCTURE` allows (objects at most two deep, no object inside an array
+    below the top), the text before the first ``[`` has no brace, and the whole text balances
+    its brackets. Then in the reference:
+
+    * the array-of-objects regex finds nothing: at the first ``[`` it reads every step as an
+      object but then meets the trailing comma where it needs ``]``; any other match would have
+      to start at a ``[`` directly followed (after whitespace) by a ``{``, which only an array
+      holding an object can provide (braces never occur inside strings), or would have to end
+      at a ``]`` after the last one;
+    * the run-of-objects regex first matches at the first step's ``{`` (no brace comes
+      earlier) and takes every step (they are separated by commas and whitespace only), up to
+      the trailing comma;
+    * the reference parses ``[`` + that run + ``]``: the steps' text, newline runs flattened
+      to spaces (outside strings, as the text parses), so the same value as the array parsed
+      here.
+
+    With a single step there is no run of objects, provided no brace follows the span either;
+    the single-object stage then takes the first object, the step, and keeps it when its text
+    contains ``"agent"`` and ``"step"``.
+    """
+    if comma <= start or "{" in completion[:start]:
+        return _UNKNOWN
+    candidate = completion[start:comma] + "]"
     try:
-        em, tools, params, deps, kind, where = _compare_simple(plan, gold)
+        plan, stop = _SCAN_JSON_VALUE(candidate, 0)
+    except Exception:
+        return _UNKNOWN
+    if stop != len(candidate) or type(plan) is not list or not plan:
+        return _UNKNOWN
+    if len(plan) == 1:
+        # No run of two objects anywhere (nothing but the step holds a brace), so the
+        # single-object stage takes the step, if its text has "agent" and "step" in quotes.
+        if "{" in completion[comma:] or '"agent"' not in candidate or '"step"' not in candidate:
+            return _UNKNOWN
+        note = "single step object wrapped into an array"
+    else:
+        note = "comma-separated step objects wrapped into an array"
+    word = _bracket_structure(candidate)
+    if word is None or _SHALLOW_STRUCTURE.fullmatch(word) is None:
+        return _UNKNOWN
+    if not _balanced_around(completion, start, candidate):
+        return _UNKNOWN  # the reference would read the raw span with json-repair instead
+    return _verdict_for_parsed_steps(plan, gold, [note])
+
+
+# Every byte except brackets, braces and double quotes (see _bracket_structure).
+_NOT_A_BRACKET_OR_QUOTE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
+
+# Arrays and objects nested as the isolation regexes read objects, with no object inside an
+# array below the top: an array of objects, each holding arrays (of scalars) and objects
+# (holding arrays of scalars besides scalars). Scalars leave no trace in the structure.
+_SHALLOW_STRUCTURE: Final = re.compile(rb"\[(?:\{(?:\[\]|\{(?:\[\])*+\})*+\})++\]")
+
+
+def _bracket_structure(text: str) -> bytes | None:
+    """The brackets and braces of a backslash-free JSON text in order, when no string in it
+    holds one (else None): exactly the nesting of its arrays and objects.
+
+    Without backslashes no string holds a quote, so quotes pair up as string delimiters, in
+    order. Keep only quotes, brackets and braces: a string holds none of them exactly when its
+    two quotes end up adjacent, and deleting adjacent quote pairs (one left-to-right pass)
+    leaves no quote exactly when every string is like that - the first quote can only pair
+    with its own closing quote, and so on. (Non-ASCII characters encode to bytes >= 0x80,
+    which the filter drops with everything else.)
+    """
+    word = text.encode("utf-8", "surrogatepass").translate(None, _NOT_A_BRACKET_OR_QUOTE)
+    if b'"' in word:
+        word = word.replace(b'""', b"")
+        if b'"' in word:
+            return None
+    return word
+
+
+def _balanced_around(completion: str, start: int, span: str) -> bool:
+    """Whether the whole completion balances its brackets (quote 3), given that it holds
+    ``span`` from ``start`` (up to a trailing comma and whitespace), a JSON text whose strings
+    hold no bracket or brace. Such a span balances (), [] and {} on its own unless a string
+    holds a parenthesis; and cutting a balanced block out of a text does not change whether
+    the text balances, so then only the text around it needs checking."""
+    if "(" in span or ")" in span:
+        return _brackets_balanced(completion)
+    end = completion.rfind("]") + 1
+    around = completion[:start] + completion[end:]
+    return not around or around.isspace() or _brackets_balanced(around)
+
+
+def _verdict_for_parsed_steps(
+    plan: list[Any],
+    gold: GoldPlan,
+    notes: list[str],
+    same: list[bool] | None = None,
+    canonical: bool | None = None,
+) -> ReferenceVerdict | _Unknown:
+    """Finish scoring a non-empty array as parsed, against a simple gold plan: the plan when
+    every item is an object (quirk 8a), else ``_UNKNOWN``. Steps equal to their gold step are
+    canonical already (the gold steps are); the others are checked, and canonicalised (quirk
+    9) as :func:`_normalize` would. ``same`` (each step ``==`` its gold step) and
+    ``canonical`` (every item is a canonical step object) are passed when already known."""
+    items: list[Any] = gold.items  # type: ignore[assignment]
+    if same is None:
+        same = list(map(eq, plan, items))
+    if len(plan) == len(items) and all(same):
+        return _equal_plan_verdict(plan, gold, notes)
+    if canonical is None:
+        canonical = True
+        for index, step in enumerate(plan):
+            if index < len(same) and same[index]:
+                continue
+            if type(step) is not dict:
+                return _UNKNOWN
+            if canonical and (
+                step.keys() != _CANONICAL_KEYS
+                or type(step["inputs"]) is not dict
+                or type(step["outputs"]) is not list
+                or type(step["dependence"]) is not list
+            ):
+                canonical = False
+    if not canonical:
+        plan = _canonical_plan_if_all_objects(plan, notes)  # type: ignore[assignment]
+        same = list(map(eq, plan, items))
+    try:
+        em, tools, params, deps, kind, where = _compare_simple(plan, gold, same)
     except Exception as error:  # the reference raises on exactly these inputs (quirk 15)
         return _crashed(error, plan, notes)
-    return ReferenceVerdict(em, tools, params, deps, kind, where, plan, tuple(notes))
+    repairs = tuple(dict.fromkeys(notes)) if notes else ()
+    return _verdict((em, tools, params, deps, kind, where, plan, repairs, None))
 
 
 def score_plan(
