@@ -2,8 +2,10 @@
 
 Every frontend (JSON plan, raw model completion, JSONL record, workflow DSL) lowers into these
 nodes, and every later phase (name resolution, type checking, symbolic execution, gold
-comparison) reads only these nodes. Nodes are immutable and carry the span they came from, so
-a diagnostic raised in any phase can point back into the user's file.
+comparison) reads only these nodes. Nodes carry the span they came from, so a diagnostic raised
+in any phase can point back into the user's file. Plan nodes are never changed after lowering;
+they are not ``frozen`` dataclasses only because a batch scorer builds millions of them and a
+frozen dataclass costs three times as much to construct.
 
 A plan that is malformed is still represented: a field that could not be read is ``None`` and
 the lowering phase has already reported why. Later phases skip what is ``None`` instead of
@@ -70,7 +72,7 @@ NO_SPAN = Span("<unknown>")
 # --------------------------------------------------------------------------- plans
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Literal:
     """A value written directly in the plan (usually a file path)."""
 
@@ -78,7 +80,7 @@ class Literal:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reference:
     """A use of an earlier step's output: ``<GENERATED>-{step}-<{key}>`` in JSON."""
 
@@ -88,7 +90,7 @@ class Reference:
     raw: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MalformedReference:
     """A value that is meant as a reference but cannot be read as one.
 
@@ -104,7 +106,7 @@ class MalformedReference:
 Binding: TypeAlias = Literal | Reference | MalformedReference
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Argument:
     name: str
     value: Binding
@@ -118,7 +120,7 @@ class Argument:
         return self.span.key() if self.span.pointer is not None else self.span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Step:
     """One tool call.
 
@@ -188,7 +190,7 @@ class Step:
         return any(isinstance(a.value, MalformedReference) for a in self.args)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Plan:
     """A whole plan. ``steps`` are in source order."""
 
