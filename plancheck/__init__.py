@@ -2,8 +2,10 @@
 
 The public API is imported lazily so that ``import plancheck`` stays cheap:
 
-    plancheck.check(plan, toolset=None)   -> Report
-    plancheck.load_toolset(spec=None)     -> Toolset
+    plancheck.check(plan, toolset=None)           -> Report
+    plancheck.score(prediction, gold)             -> per-item scores (the reference's, and more)
+    plancheck.repair(generate, plan, toolset)     -> the checker-in-the-loop result
+    plancheck.load_toolset(spec=None)             -> Toolset
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "check": "plancheck.api",
     "load_toolset": "plancheck.api",
+    "score": "plancheck.api",
     "Report": "plancheck.compiler.driver",
     "Diagnostic": "plancheck.compiler.diagnostics",
     "Severity": "plancheck.compiler.severity",
@@ -33,10 +36,11 @@ __all__ = [
     "check",
     "load_toolset",
     "repair",
+    "score",
 ]
 
 if TYPE_CHECKING:
-    from plancheck.api import check, load_toolset
+    from plancheck.api import check, load_toolset, score
     from plancheck.compiler.diagnostics import Diagnostic
     from plancheck.compiler.driver import Report
     from plancheck.compiler.severity import Severity

@@ -76,3 +76,33 @@ def _single(reports: list[Report], name: str) -> Report:
         merged.diagnostics.extend(report.diagnostics)
         merged.lines = merged.lines or report.lines
     return merged
+
+
+def score(
+    prediction: Any,
+    gold: Any,
+    toolset: Toolset | str | Path | None = None,
+    *,
+    strict: bool = False,
+) -> dict[str, Any]:
+    """Score one prediction against one gold plan, as ``plancheck score`` does.
+
+    ``prediction`` is a raw completion (a string) or a plan value; ``gold`` the gold plan (a
+    list of steps). Returns the per-item record: ``em``, ``tool_acc``, ``param_acc``,
+    ``dep_acc`` (the reference evaluator's verdicts, exactly), ``exec_equiv``, ``fpof_type``
+    (``None`` when correct), ``fpof_step``, ``fpof_category`` and ``diagnostics``.
+    """
+    import json
+
+    from plancheck.scoring.batch import ItemScorer, RawRecord, ScoreOptions
+    from plancheck.scoring.gold import GoldIndex
+
+    index = GoldIndex.parse(json.dumps(gold), "<gold>")
+    scorer = ItemScorer(index, _toolset(toolset), ScoreOptions(strict=strict, extended=False))
+    key = "completion" if isinstance(prediction, str) or prediction is None else "plan"
+    item = scorer.score(RawRecord("<prediction>", 1, value={"id": "prediction", key: prediction}))
+    assert item.line is not None
+    record: dict[str, Any] = json.loads(item.line)
+    record.pop("id", None)
+    record.pop("task_id", None)
+    return record

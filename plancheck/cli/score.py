@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
@@ -22,8 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="PRED",
         help="JSONL of {id?, task_id, completion | plan} records (e.g. "
-        "results/<model>/<method>/predictions.jsonl), or an official "
-        "*_detailed_predictions.json",
+        "results/<model>/<method>/predictions.jsonl, or that directory: the runner's output), "
+        "or an official *_detailed_predictions.json",
     )
     parser.add_argument(
         "--gold",
@@ -112,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
     if toolset is None:
         print_plain(toolset_problems)
         return EXIT_ERROR
+    # A directory stands for the planner runner's output in it.
+    args.predictions = [
+        str(Path(path) / "predictions.jsonl") if path != "-" and Path(path).is_dir() else path
+        for path in args.predictions
+    ]
     unreadable = [path for path in args.predictions if path != "-" and not _readable(path)]
     if unreadable:
         for path in unreadable:
