@@ -29,19 +29,12 @@ from plancheck.cli import main
 from plancheck.compiler.codes import CODES
 from plancheck.compiler.renderers import FORMATS
 from tests.strategies import well_typed_plan
+from tests.support.samples import FOG_CHAIN
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 
-GOOD = [
-    {"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
-     "dependence_content": None, "inputs": {"weather_degraded_image_path": "/d/fog.jpg"},
-     "outputs": ["restored_image_path"]},
-    {"agent": "Foggy_Scenario_Object_Detection", "step": 1, "dependence": [0],
-     "dependence_content": {"0": ["restored_image_path"]},
-     "inputs": {"image_path": "<GENERATED>-0-<restored_image_path>"},
-     "outputs": ["detected_objects_path"]},
-]
+GOOD = FOG_CHAIN
 
 
 def damaged_plan() -> list[dict[str, Any]]:

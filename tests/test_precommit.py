@@ -30,18 +30,12 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.samples import FOG_CHAIN
+
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 
-GOOD = [
-    {"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
-     "dependence_content": None, "inputs": {"weather_degraded_image_path": "/d/fog.jpg"},
-     "outputs": ["restored_image_path"]},
-    {"agent": "Foggy_Scenario_Object_Detection", "step": 1, "dependence": [0],
-     "dependence_content": {"0": ["restored_image_path"]},
-     "inputs": {"image_path": "<GENERATED>-0-<restored_image_path>"},
-     "outputs": ["detected_objects_path"]},
-]
+GOOD = FOG_CHAIN
 
 
 def hook() -> dict[str, Any]:

@@ -19,24 +19,12 @@ from plancheck.compiler.lowering import lower_plan
 from plancheck.dsl.ast import Plan, Span
 from plancheck.typecheck.solver import apply_edits, explain_conflicts, repair_plan
 from tests.strategies import TOOLSET, well_typed_plan
+from tests.support.samples import FOG_CHAIN_DESCRIBED
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOD = ROOT / "examples" / "flood_plan.json"
 
-CHAIN: list[dict[str, Any]] = [
-    {"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
-     "dependence_content": None, "inputs": {"weather_degraded_image_path": "/d/fog.jpg"},
-     "outputs": ["restored_image_path"]},
-    {"agent": "Foggy_Scenario_Object_Detection", "step": 1, "dependence": [0],
-     "dependence_content": {"0": ["restored_image_path"]},
-     "inputs": {"image_path": "<GENERATED>-0-<restored_image_path>"},
-     "outputs": ["detected_objects_path"]},
-    {"agent": "GeoChat", "step": 2, "dependence": [1],
-     "dependence_content": {"1": ["detected_objects_path"]},
-     "inputs": {"image_path": "<GENERATED>-1-<detected_objects_path>",
-                "user_query_path": "/d/q.txt"},
-     "outputs": ["contextual_description_path"]},
-]
+CHAIN: list[dict[str, Any]] = FOG_CHAIN_DESCRIBED
 
 
 def lower(value: Any) -> Plan:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from plancheck.planners.base import PlanningTask
-from plancheck.planners.llm import LLMPlanner, Proposal, user
+from plancheck.planners.llm import LLMPlanner
 from plancheck.planners.prompts import agents_repr, examples_block, fill
-from plancheck.planners.session import ModelSession
 
 
 class DirectPlanner(LLMPlanner):
@@ -18,9 +17,3 @@ class DirectPlanner(LLMPlanner):
                       agents_desc=agents_repr(self.toolset), examples=examples)
         request = fill(self.prompts.text("dp", "user_prompt"), task_desc=task.task_desc)
         return system + "\n" + request + self.json_suffix()
-
-    def propose(self, task: PlanningTask, session: ModelSession) -> Proposal:
-        messages = user(self.prompt(task))
-        reply = session.ask_one(messages, temperature=self.temperature,
-                                response_format=self.plan_format())
-        return Proposal(reply.text.strip(), messages, reply.truncated)

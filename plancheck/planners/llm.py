@@ -95,8 +95,15 @@ class LLMPlanner:
             return ""
         return fill(self.prompts.text("plancheck", "json_mode_suffix"))
 
-    def propose(self, task: PlanningTask, session: ModelSession) -> Proposal:
+    def prompt(self, task: PlanningTask) -> str:
         raise NotImplementedError
+
+    def propose(self, task: PlanningTask, session: ModelSession) -> Proposal:
+        """One request with the method's prompt (DP and ReAct; the search methods override)."""
+        messages = user(self.prompt(task))
+        reply = session.ask_one(messages, temperature=self.temperature,
+                                response_format=self.plan_format())
+        return Proposal(reply.text.strip(), messages, reply.truncated)
 
     def hyperparameters(self) -> dict[str, Any]:
         """The method's own settings, for ``config.json``."""

@@ -7,9 +7,8 @@ executed between them; the "observation" is the model's own account of what a st
 from __future__ import annotations
 
 from plancheck.planners.base import PlanningTask
-from plancheck.planners.llm import LLMPlanner, Proposal, user
+from plancheck.planners.llm import LLMPlanner
 from plancheck.planners.prompts import agents_json, examples_block, fill, replace_fields
-from plancheck.planners.session import ModelSession
 
 
 class ReActPlanner(LLMPlanner):
@@ -24,9 +23,3 @@ class ReActPlanner(LLMPlanner):
                                 agents_desc=agents_json(self.toolset), examples=examples)
         request = fill(self.prompts.text("react", "user_prompt"), task_desc=task.task_desc)
         return system + "\n" + request + self.json_suffix()
-
-    def propose(self, task: PlanningTask, session: ModelSession) -> Proposal:
-        messages = user(self.prompt(task))
-        reply = session.ask_one(messages, temperature=self.temperature,
-                                response_format=self.plan_format())
-        return Proposal(reply.text.strip(), messages, reply.truncated)

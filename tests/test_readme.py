@@ -1,0 +1,38 @@
+"""The README's Python API examples run, and print what their comments say."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def api_examples() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+
+
+def test_the_python_api_section_has_the_promised_examples() -> None:
+    code = "\n".join(api_examples())
+    for name in ("plancheck.check(", "plancheck.score(", "plancheck.repair(",
+                 "plancheck.load_toolset(", ".to_feedback()"):
+        assert name in code
+
+
+def test_the_examples_run_and_print_what_they_say() -> None:
+    namespace: dict[str, object] = {}
+    for block in api_examples():
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            exec(compile(block, str(README), "exec"), namespace)
+        printed = output.getvalue().splitlines()
+        # `# -> TEXT` promises that TEXT is printed (a parenthesised remark after it is prose).
+        expected = [claim.split("   (")[0].strip()
+                    for claim in re.findall(r"#\s*->\s*(.+)$", block, re.MULTILINE)]
+        for claim in expected:
+            assert any(claim in line for line in printed), (claim, printed)
+        assert len(printed) >= len(expected)
