@@ -17,13 +17,10 @@ from typing import Any
 from plancheck.compiler.codes import CODES
 from plancheck.compiler.diagnostics import Diagnostic, Label, Severity, make
 from plancheck.compiler.frontends import PlanUnit, SourceFile, load_source
+from plancheck.compiler.fused import check_plan_steps
 from plancheck.compiler.lowering import lower_plan
 from plancheck.compiler.positions import LineIndex, Positions
 from plancheck.dsl.ast import Plan, Span, Toolset
-from plancheck.interp.checks import interpretation_diagnostics
-from plancheck.typecheck.deps import check_dependencies
-from plancheck.typecheck.names import resolve_names
-from plancheck.typecheck.types import check_types
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,14 +126,15 @@ def check_plan(plan: Plan, toolset: Toolset, options: CheckOptions | None = None
     Diagnostics of a code the options do not keep may be left out (``PC503``, off by default,
     is only computed when kept); :func:`finish` filters the rest."""
     options = options or _DEFAULT_OPTIONS
-    resolution, diagnostics = resolve_names(plan, toolset)
-    diagnostics.extend(check_dependencies(plan, resolution, toolset))
-    if options.types:
-        diagnostics.extend(check_types(plan, resolution, toolset))
-    if options.interpret:
-        diagnostics.extend(interpretation_diagnostics(
-            plan, resolution, toolset, unreachable=_keeps_unreachable(options)))
-    return diagnostics
+    # The phases run a step at a time, in one pass (the same diagnostics, in the same order,
+    # as resolve_names, check_dependencies, check_types and interpretation_diagnostics).
+    return check_plan_steps(
+        plan,
+        toolset,
+        types=options.types,
+        interpret=options.interpret,
+        unreachable=options.interpret and _keeps_unreachable(options),
+    ).diagnostics()
 
 
 def _keeps_unreachable(options: CheckOptions) -> bool:

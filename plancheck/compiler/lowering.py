@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from functools import partial
-from typing import Any
+from functools import lru_cache, partial
+from typing import Any, TypeAlias
 
 from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
+from plancheck.compiler.findings import Findings
 from plancheck.dsl.ast import (
     Argument,
     Binding,
@@ -71,12 +72,20 @@ def format_reference(step: int, key: str) -> str:
     return f"<GENERATED>-{step}-<{key}>"
 
 
+@lru_cache(maxsize=2048)
+def reference_parts(value: str) -> tuple[int, str] | None:
+    """The step number and output key of a reference in the common spelling,
+    ``<GENERATED>-k-<key>`` (None: ``value`` is not one). Kept: plans repeat references."""
+    match = REFERENCE_RE.match(value)
+    return (int(match.group(1)), match.group(2)) if match is not None else None
+
+
 def read_binding(value: Any, span: Span) -> Binding:
     """Classify an input value: a reference, a reference that cannot be read, or a literal."""
     if type(value) is str and value.startswith("<GENERATED>-"):
-        match = REFERENCE_RE.match(value)  # the common spelling, without upper-casing first
-        if match:
-            return Reference(int(match.group(1)), match.group(2), span, raw=value)
+        parts = reference_parts(value)  # the common spelling, without upper-casing first
+        if parts is not None:
+            return Reference(parts[0], parts[1], span, value)
     if isinstance(value, str) and "GENERATED" in value.upper():
         match = REFERENCE_RE.match(value)
         if match:
@@ -121,54 +130,47 @@ def lower_plan(
         )
         return None, diagnostics
     if not value:
-        diagnostics.append(make("PC112", "the plan has no steps", primary=root, label="empty"))
+        diagnostics.append(empty_plan(root))
     steps: list[Step] = []
-    file, prefix = root.file, root.pointer or ""
     for position, item in enumerate(value):
-        span = _new_span((file, 0, 0, 0, 0, f"{prefix}/{position}", -1, -1, False))
-        if type(item) is dict:
-            fast = _clean_step(item, position, span)
-            if fast is not None:
-                steps.append(fast)
-                continue
-        if not isinstance(item, dict):
-            diagnostics.append(
-                make(
-                    "PC106",
-                    f"step {position} is {json_type_name(item)}, not an object",
-                    primary=span,
-                    label="expected a step object",
-                    data={"position": position, "actual": json_type_name(item)},
-                )
-            )
-            continue
-        step, step_diagnostics = _lower_step(item, position, span, strict)
-        steps.append(step)
-        diagnostics.extend(step_diagnostics)
+        step, findings = lower_step(item, position, root, strict=strict)
+        if step is not None:
+            steps.append(step)
+        if findings:
+            diagnostics.extend(findings.diagnostics())
     return Plan(tuple(steps), root, name=name), diagnostics
 
 
-class _StepReader:
-    """Reads one step object, collecting its diagnostics."""
+def empty_plan(root: Span) -> Diagnostic:
+    return make("PC112", "the plan has no steps", primary=root, label="empty")
 
-    def __init__(self, raw: Mapping[str, Any], position: int, span: Span, strict: bool) -> None:
+
+class _StepReader:
+    """Reads one step object, reporting what it finds to ``findings``."""
+
+    def __init__(self, raw: Mapping[str, Any], position: int, span: Span, strict: bool,
+                 findings: Findings) -> None:
         self.raw = raw
         self.position = position
         self.span = span
         self.strict = strict
-        self.diagnostics: list[Diagnostic] = []
+        self.findings = findings
         self.fields: dict[str, Any] = {}
         self.keys: dict[str, str] = {}  # canonical field -> the alias it was read from
         self._collect_fields()
 
     def field_span(self, field: str) -> Span:
-        return self.span.child(self.keys.get(field, field))
+        key = self.keys.get(field, field) if self.keys else field
+        if "~" in key or "/" in key:
+            return self.span.child(key)
+        return _new_span((self.span.file, 0, 0, 0, 0, f"{self.span.pointer or ''}/{key}", -1,
+                          -1, False))
 
     def _collect_fields(self) -> None:
         extra: list[str] = []
         raw = self.raw
-        if len(raw) == 6 and all(k in raw for k in STEP_FIELDS):
-            self.fields = dict(raw)  # the common case: exactly the schema's fields
+        if len(raw) == 6 and raw.keys() == _STEP_FIELD_SET:
+            self.fields = raw  # type: ignore[assignment]  # the common case, only read
             return
         for key, value in raw.items():
             if key in STEP_FIELDS:
@@ -180,83 +182,19 @@ class _StepReader:
             if canonical and not self.strict and canonical not in self.fields:
                 self.fields[canonical] = raw[key]
                 self.keys[canonical] = key
-                self.diagnostics.append(
-                    make(
-                        "PC104",
-                        f"step {self.position} writes `{canonical}` as `{key}`",
-                        primary=self.span.child(key).key(),
-                        label=f"read as `{canonical}`",
-                        data={"position": self.position, "alias": key, "field": canonical},
-                        suggestions=[
-                            Suggestion(
-                                f"rename `{key}` to `{canonical}`",
-                                (
-                                    Edit(self.span.child(key).pointer or "", delete=True),
-                                    Edit(self.span.child(canonical).pointer or "", self.raw[key]),
-                                ),
-                                "machine-applicable",
-                            )
-                        ],
-                    )
-                )
+                self.findings.report("PC104", _alias_used, self.span, self.position, key,
+                                     canonical, raw[key])
             else:
                 extra.append(key)
         if extra:
-            first = self.span.child(extra[0]).key()
-            listed = ", ".join(f"`{k}`" for k in extra)
-            self.diagnostics.append(
-                make(
-                    "PC111",
-                    f"step {self.position} has field{'s' if len(extra) > 1 else ''} {listed} "
-                    "that the plan schema does not define",
-                    primary=first,
-                    label="not a step field",
-                    secondary=[(self.span.child(k).key(), "") for k in extra[1:]],
-                    notes=["the reference evaluator drops unknown fields before comparing"],
-                    data={"position": self.position, "fields": extra},
-                    suggestions=[
-                        Suggestion(
-                            "remove the extra field" + ("s" if len(extra) > 1 else ""),
-                            tuple(Edit(self.span.child(k).pointer or "", delete=True)
-                                  for k in extra),
-                            "machine-applicable",
-                        )
-                    ],
-                )
-            )
+            self.findings.report("PC111", _extra_fields, self.span, self.position, extra)
         missing = [f for f in STEP_FIELDS if f not in self.fields]
         if missing:
-            listed = ", ".join(f"`{f}`" for f in missing)
-            self.diagnostics.append(
-                make(
-                    "PC107",
-                    f"step {self.position} is missing {listed}",
-                    primary=self.span,
-                    label="in this step",
-                    data={"position": self.position, "fields": missing},
-                )
-            )
+            self.findings.report("PC107", _missing_fields, self.span, self.position, missing)
 
     def wrong_type(self, field: str, expected: str, value: Any, fix: Any = None) -> None:
-        span = self.field_span(field)
-        suggestions = []
-        if fix is not None:
-            suggestions.append(
-                Suggestion(f"write {field} as {fix!r}", (Edit(span.pointer or "", fix),),
-                           "machine-applicable")
-            )
-        self.diagnostics.append(
-            make(
-                "PC108",
-                f"`{field}` of step {self.position} must be {expected}, "
-                f"found {json_type_name(value)} {_preview(value)}",
-                primary=span,
-                label=f"expected {expected}",
-                data={"position": self.position, "field": field, "expected": expected,
-                      "actual": json_type_name(value)},
-                suggestions=suggestions,
-            )
-        )
+        self.findings.report("PC108", _wrong_type, self.span, self.keys.get(field, field),
+                             self.position, field, expected, value, fix)
 
     def tool(self) -> str | None:
         if "agent" not in self.fields:
@@ -285,24 +223,15 @@ class _StepReader:
         if "dependence" not in self.fields:
             return None
         value = self.fields["dependence"]
-        if isinstance(value, list) and all(is_int(v) for v in value):
-            return tuple(value)
+        if isinstance(value, list):
+            for member in value:
+                if not isinstance(member, int) or isinstance(member, bool):  # not is_int
+                    break
+            else:
+                return tuple(value)
         if is_int(value) and not self.strict:
-            span = self.field_span("dependence")
-            self.diagnostics.append(
-                make(
-                    "PC113",
-                    f"`dependence` of step {self.position} is the bare number {value}; "
-                    f"write it as an array",
-                    primary=span,
-                    label=f"write [{value}]",
-                    data={"position": self.position, "actual": value},
-                    suggestions=[
-                        Suggestion(f"write [{value}]", (Edit(span.pointer or "", [value]),),
-                                   "machine-applicable")
-                    ],
-                )
-            )
+            self.findings.report("PC113", _bare_dependence, self.field_span("dependence"),
+                                 self.position, value)
             return (value,)
         self.wrong_type("dependence", "an array of step numbers", value)
         return None
@@ -317,8 +246,11 @@ class _StepReader:
         if isinstance(value, dict):
             content: dict[int, tuple[str, ...]] = {}
             for key, keys in value.items():
-                if not (key.strip().lstrip("-").isdigit() and isinstance(keys, list)
-                        and all(isinstance(k, str) for k in keys)):
+                if not (
+                    (key.isdigit() or key.strip().lstrip("-").isdigit())
+                    and isinstance(keys, list)
+                    and _all_strings(keys)
+                ):
                     self.wrong_type(
                         "dependence_content",
                         "null or an object mapping step numbers to lists of output keys",
@@ -341,21 +273,113 @@ class _StepReader:
         if not isinstance(value, dict):
             self.wrong_type("inputs", "an object of input keys and values", value)
             return None
-        args = []
         span = self.field_span("inputs")
-        for key, raw in value.items():
-            value_span = span.child(key)
-            args.append(Argument(key, read_binding(raw, value_span), value_span))
-        return tuple(args)
+        return _arguments(value, span.file, span.pointer or "")
 
     def outputs(self) -> tuple[str, ...] | None:
         if "outputs" not in self.fields:
             return None
         value = self.fields["outputs"]
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if isinstance(value, list) and _all_strings(value):
             return tuple(value)
         self.wrong_type("outputs", "an array of output keys", value)
         return None
+
+
+def _all_strings(values: list[Any]) -> bool:
+    # (A loop: all() over a generator costs more for the short lists of a step.)
+    for value in values:  # noqa: SIM110
+        if not isinstance(value, str):
+            return False
+    return True
+
+
+def _alias_used(span: Span, position: int, key: str, canonical: str, value: Any
+                ) -> Diagnostic:
+    return make(
+        "PC104",
+        f"step {position} writes `{canonical}` as `{key}`",
+        primary=span.child(key).key(),
+        label=f"read as `{canonical}`",
+        data={"position": position, "alias": key, "field": canonical},
+        suggestions=[
+            Suggestion(
+                f"rename `{key}` to `{canonical}`",
+                (
+                    Edit(span.child(key).pointer or "", delete=True),
+                    Edit(span.child(canonical).pointer or "", value),
+                ),
+                "machine-applicable",
+            )
+        ],
+    )
+
+
+def _extra_fields(span: Span, position: int, extra: list[str]) -> Diagnostic:
+    listed = ", ".join(f"`{k}`" for k in extra)
+    return make(
+        "PC111",
+        f"step {position} has field{'s' if len(extra) > 1 else ''} {listed} "
+        "that the plan schema does not define",
+        primary=span.child(extra[0]).key(),
+        label="not a step field",
+        secondary=[(span.child(k).key(), "") for k in extra[1:]],
+        notes=["the reference evaluator drops unknown fields before comparing"],
+        data={"position": position, "fields": extra},
+        suggestions=[
+            Suggestion(
+                "remove the extra field" + ("s" if len(extra) > 1 else ""),
+                tuple(Edit(span.child(k).pointer or "", delete=True) for k in extra),
+                "machine-applicable",
+            )
+        ],
+    )
+
+
+def _missing_fields(span: Span, position: int, missing: list[str]) -> Diagnostic:
+    listed = ", ".join(f"`{f}`" for f in missing)
+    return make(
+        "PC107",
+        f"step {position} is missing {listed}",
+        primary=span,
+        label="in this step",
+        data={"position": position, "fields": missing},
+    )
+
+
+def _wrong_type(step_span: Span, key: str, position: int, field: str, expected: str,
+                value: Any, fix: Any) -> Diagnostic:
+    span = step_span.child(key)
+    suggestions = []
+    if fix is not None:
+        suggestions.append(
+            Suggestion(f"write {field} as {fix!r}", (Edit(span.pointer or "", fix),),
+                       "machine-applicable")
+        )
+    return make(
+        "PC108",
+        f"`{field}` of step {position} must be {expected}, "
+        f"found {json_type_name(value)} {_preview(value)}",
+        primary=span,
+        label=f"expected {expected}",
+        data={"position": position, "field": field, "expected": expected,
+              "actual": json_type_name(value)},
+        suggestions=suggestions,
+    )
+
+
+def _bare_dependence(span: Span, position: int, value: int) -> Diagnostic:
+    return make(
+        "PC113",
+        f"`dependence` of step {position} is the bare number {value}; write it as an array",
+        primary=span,
+        label=f"write [{value}]",
+        data={"position": position, "actual": value},
+        suggestions=[
+            Suggestion(f"write [{value}]", (Edit(span.pointer or "", [value]),),
+                       "machine-applicable")
+        ],
+    )
 
 
 # Span(...) goes through a Python-level __new__ that fills in defaults; this is one C call.
@@ -363,11 +387,17 @@ _new_span: Callable[[tuple[Any, ...]], Span] = partial(tuple.__new__, Span)
 _STEP_FIELD_SET = frozenset(STEP_FIELDS)
 
 
-def _clean_step(raw: dict[str, Any], position: int, span: Span) -> Step | None:
-    """The step of a step object that has exactly the schema's fields, each well-typed, so
-    that lowering it reports nothing (the common case, built without a :class:`_StepReader`);
-    None when anything needs a closer look, which :func:`_lower_step` then takes. Gives the
-    very step :func:`_lower_step` would."""
+# A clean step object's fields: tool, number, dependence, dependence content, inputs, outputs.
+CleanFields: TypeAlias = tuple[
+    str, int, list[int], dict[int, tuple[str, ...]] | None, dict[str, Any], list[str]
+]
+
+
+def clean_fields(raw: dict[str, Any]) -> CleanFields | None:
+    """The fields of a step object that has exactly the schema's fields, each well-typed, so
+    that lowering it reports nothing (the common case): its tool, number, dependence,
+    dependence content (read as lowering reads it), inputs and outputs, as written. None
+    when anything needs a closer look (:func:`lower_step` then reads it field by field)."""
     if len(raw) != 6 or raw.keys() != _STEP_FIELD_SET:
         return None
     tool = raw["agent"]
@@ -397,24 +427,27 @@ def _clean_step(raw: dict[str, Any], position: int, span: Span) -> Step | None:
             return None
         content = {}
         for number, keys in written.items():
-            if not (number.strip().lstrip("-").isdigit() and type(keys) is list):
+            # ("0".isdigit() first: the common spelling, read without stripping.)
+            if not (
+                (number.isdigit() or number.strip().lstrip("-").isdigit()) and type(keys) is list
+            ):
                 return None
             for key in keys:
                 if type(key) is not str:
                     return None
             content[int(number)] = tuple(keys)
-    file = span.file
-    inputs_pointer = f"{span.pointer}/inputs"
-    args = []
-    for key, value in inputs.items():
-        token = key if "~" not in key and "/" not in key else escape_pointer(key)
-        value_span = _new_span((file, 0, 0, 0, 0, f"{inputs_pointer}/{token}", -1, -1, False))
-        args.append(Argument(key, read_binding(value, value_span), value_span))
+    return tool, index, dependence, content, inputs, outputs
+
+
+def clean_step(fields: CleanFields, position: int, span: Span) -> Step:
+    """The step lowered from the :func:`clean_fields` of a step object: the very step
+    :func:`lower_plan` makes of it (with no diagnostic)."""
+    tool, index, dependence, content, inputs, outputs = fields
     return Step(
         position,
         index,
         tool,
-        tuple(args),
+        _arguments(inputs, span.file, f"{span.pointer}/inputs"),
         tuple(outputs),
         span,
         tuple(dependence),
@@ -423,10 +456,36 @@ def _clean_step(raw: dict[str, Any], position: int, span: Span) -> Step | None:
     )
 
 
-def _lower_step(
-    raw: Mapping[str, Any], position: int, span: Span, strict: bool
-) -> tuple[Step, list[Diagnostic]]:
-    reader = _StepReader(raw, position, span, strict)
+def _arguments(inputs: dict[str, Any], file: str, pointer: str) -> tuple[Argument, ...]:
+    """The arguments of an ``inputs`` object whose JSON pointer is ``pointer``."""
+    args = []
+    for key, value in inputs.items():
+        token = key if "~" not in key and "/" not in key else escape_pointer(key)
+        value_span = _new_span((file, 0, 0, 0, 0, f"{pointer}/{token}", -1, -1, False))
+        args.append(Argument(key, read_binding(value, value_span), value_span))
+    return tuple(args)
+
+
+def step_span(root: Span, position: int) -> Span:
+    """The span of the step at ``position`` of a plan whose span is ``root``."""
+    return _new_span((root.file, 0, 0, 0, 0, f"{root.pointer or ''}/{position}", -1, -1, False))
+
+
+def lower_step(item: Any, position: int, root: Span, *, strict: bool = False,
+               unclean: bool = False) -> tuple[Step | None, Findings]:
+    """Lower one element of a plan's step array as :func:`lower_plan` does, with what that
+    finds (None: it is not a step object, which is reported). ``unclean``: the caller knows
+    :func:`clean_fields` finds the element not clean."""
+    span = step_span(root, position)
+    findings = Findings()
+    if type(item) is dict and not unclean:
+        fields = clean_fields(item)
+        if fields is not None:
+            return clean_step(fields, position, span), findings
+    if not isinstance(item, dict):
+        findings.report("PC106", _not_a_step, span, position, item)
+        return None, findings
+    reader = _StepReader(item, position, span, strict, findings)
     tool = reader.tool()
     index = reader.index()
     dependence = reader.dependence()
@@ -434,20 +493,31 @@ def _lower_step(
     args = reader.arguments()
     outputs = reader.outputs()
     step = Step(
-        position=position,
-        index=index,
-        tool=tool,
-        args=args if args is not None else (),
-        outputs=outputs,
-        span=span,
-        dependence=dependence,
-        dependence_content=content,
-        declares_dependence=dependence is not None and content_readable,
-        extra_fields=tuple(k for k in raw if k not in STEP_FIELDS),
-        inputs_readable=args is not None,
-        field_keys=reader.keys or None,
+        position,
+        index,
+        tool,
+        args if args is not None else (),
+        outputs,
+        span,
+        dependence,
+        content,
+        dependence is not None and content_readable,
+        () if len(item) == 6 and item.keys() == _STEP_FIELD_SET
+        else tuple(k for k in item if k not in STEP_FIELDS),
+        args is not None,
+        reader.keys or None,
     )
-    return step, reader.diagnostics
+    return step, findings
+
+
+def _not_a_step(span: Span, position: int, item: Any) -> Diagnostic:
+    return make(
+        "PC106",
+        f"step {position} is {json_type_name(item)}, not an object",
+        primary=span,
+        label="expected a step object",
+        data={"position": position, "actual": json_type_name(item)},
+    )
 
 
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False)

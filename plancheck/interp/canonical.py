@@ -17,9 +17,10 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
-from plancheck.dsl.ast import MalformedReference, Plan, Reference, Toolset
+from plancheck.dsl.ast import MalformedReference, Plan, Reference, Step, Toolset
 from plancheck.interp.engine import Trace, unknown_token
 from plancheck.interp.values import InputValue, ResultValue, SymbolicValue, UnknownValue
 
@@ -46,7 +47,33 @@ def _inline(text: str) -> str:
 
 
 def _literal(value: object) -> str:
+    if type(value) is str:
+        return _string_term(value)
     return _inline(_JSON_SORTED(value))
+
+
+@lru_cache(maxsize=2048)
+def _string_term(value: str) -> str:
+    return _inline(_JSON_SORTED(value))
+
+
+@lru_cache(maxsize=4096)
+def _call_layout(tool: str, names: tuple[str, ...]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """How a call of ``tool`` with arguments ``names`` is written: the text up to the first
+    argument's term, then each argument (in name order) with the text that follows its
+    term."""
+    order = sorted(names)
+    if not order:
+        return f"{_name(tool)}()", ()
+    head = f"{_name(tool)}({_name(order[0])}="
+    after = [f",{_name(name)}=" for name in order[1:]] + [")"]
+    return head, tuple(zip(order, after, strict=True))
+
+
+@lru_cache(maxsize=4096)
+def _output_suffixes(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each output key, and what follows a call's term in the term of that output."""
+    return tuple((key, f".{_name(key)}") for key in keys)
 
 
 class _Terms:
@@ -108,36 +135,77 @@ def form_and_completeness(
     """:func:`canonical_form`, and whether every value was known: no reference was left
     unresolved or unreadable (the interpreter's run has no events), so that the plan is
     equivalent to itself."""
-    complete = True
-    produced: dict[tuple[int, str], str] = {}  # (step number, key) -> the output's term
-    calls: list[str] = []
+    writer = FormWriter(toolset)
     for step in plan.steps:
+        writer.run_step(step)
+    return writer.form()
+
+
+class FormWriter:
+    """Writes a plan's canonical form a step at a time, in the order the steps are listed:
+    each step's call is written as the step runs and each output's term kept by (step
+    number, key), so no value objects are built."""
+
+    __slots__ = ("calls", "complete", "produced", "toolset")
+
+    def __init__(self, toolset: Toolset | None) -> None:
+        self.toolset = toolset
+        self.complete = True
+        self.produced: dict[tuple[int, str], str] = {}  # (step number, key) -> the term
+        self.calls: list[str] = []
+
+    def run_step(self, step: Step) -> None:
         tool = step.tool
         if tool is None:
-            continue
+            return
         arguments: dict[str, str] = {}  # a dict, as the interpreter's: a repeated name wins
         for argument in step.args:
             value = argument.value
             if isinstance(value, Reference):
-                term = produced.get((value.step, value.key))
-                if term is None:  # unresolvable: an unknown, equal to nothing
-                    term, complete = f"?{unknown_token()}", False
+                term = self.read(value.step, value.key)
             elif isinstance(value, MalformedReference):
-                term, complete = f"?{unknown_token()}", False
+                term = self.unknown()
             else:
                 term = _literal(value.value)
             arguments[argument.name] = term
-        written = ",".join(f"{_name(name)}={arguments[name]}" for name in sorted(arguments))
-        call = f"{_name(tool)}({written})"
-        calls.append(call)
-        if step.index is not None:
+        self.call(tool, step.index, arguments, step.outputs)
+
+    def read(self, number: int, key: str) -> str:
+        """The term of output ``key`` of step ``number``: an unknown when no step listed
+        earlier produced it (equal to nothing)."""
+        term = self.produced.get((number, key))
+        return term if term is not None else self.unknown()
+
+    def unknown(self) -> str:
+        self.complete = False
+        return f"?{unknown_token()}"
+
+    def call(self, tool: str, index: int | None, arguments: dict[str, str],
+             outputs: Sequence[str] | None) -> None:
+        """A call of ``tool`` on arguments written as terms, by a step numbered ``index``
+        that lists ``outputs``."""
+        # f"{tool}({name}={term},...)", names sorted, laid out once per tool and names.
+        call, layout = _call_layout(tool, tuple(arguments))
+        for name, after in layout:
+            call += arguments[name] + after
+        self.calls.append(call)
+        if index is not None:
             # A known tool makes all its outputs whatever the step lists; for an unknown tool
             # the step's own list is all there is (as the interpreter runs it).
-            signature = toolset.tool(tool) if toolset else None
-            for key in signature.output_names if signature else (step.outputs or ()):
-                produced[(step.index, key)] = _inline(f"{call}.{_name(key)}")
-    calls.sort()
-    return tuple(calls), complete
+            signature = self.toolset.tool(tool) if self.toolset else None
+            keys = signature.output_names if signature else tuple(outputs or ())
+            produced = self.produced
+            for key, suffix in _output_suffixes(keys):
+                produced[(index, key)] = _inline(call + suffix)
+
+    def form(self) -> tuple[tuple[str, ...], bool]:
+        """The form so far (the sorted calls) and whether every value was known."""
+        return tuple(sorted(self.calls)), self.complete
+
+
+def literal_term(value: object) -> str:
+    """The term of a literal argument."""
+    return _literal(value)
 
 
 def equivalent(a: Plan, b: Plan, toolset: Toolset | None = None) -> bool:

@@ -11,115 +11,143 @@
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 
 from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.dsl.ast import Plan, Reference, Step, Toolset
-from plancheck.typecheck.names import Resolution
+from plancheck.compiler.findings import Findings
+from plancheck.dsl.ast import Plan, Reference, Step, Toolset, ToolSignature
+from plancheck.typecheck.names import PlanFacts, Resolution
 
 
 def interpretation_diagnostics(plan: Plan, resolution: Resolution, toolset: Toolset,
                                *, unreachable: bool = True) -> list[Diagnostic]:
     """PC501 and PC502, and PC503 unless ``unreachable`` is false (it is off by default, and
     checking a plan need not build diagnostics that will be dropped)."""
-    early, consumed = _data_flow(plan, toolset)
-    diagnostics: list[Diagnostic] = []
-    for step, argument, reference in early:
-        if step.index is None or reference.step >= step.index:
-            continue  # a reference to the same or a later number: name resolution's PC207
-        producer = next((s for s in plan.steps if s.index == reference.step), None)
-        diagnostics.append(
-            make(
-                "PC501",
-                f"step {step.index} uses `{reference.key}` of step {reference.step} before "
-                f"step {reference.step} runs",
-                primary=reference.span,
-                label="not computed yet",
-                secondary=[(producer.span, f"step {reference.step} is listed after step "
-                            f"{step.index}")] if producer else [],
-                help=["list the steps in the order they run"],
-                data={"step": step.index, "position": step.position,
-                      "key": argument, "referenced_step": reference.step},
-            )
-        )
-    diagnostics.extend(_unused_outputs(plan, resolution, consumed))
+    facts = resolution.plan_facts(toolset)
+    flow = DataFlow(facts)
+    findings = Findings()
+    for step in plan.steps:
+        flow.run_step(step, toolset, findings)
+    unused_outputs(facts, flow.consumed, findings)
+    diagnostics = findings.diagnostics()
     if unreachable:
         diagnostics.extend(_unreachable(plan, resolution))
     return diagnostics
 
 
-def _data_flow(
-    plan: Plan, toolset: Toolset
-) -> tuple[list[tuple[Step, str, Reference]], set[tuple[int, str]]]:
+class DataFlow:
     """What running the plan (:func:`plancheck.interp.engine.run`) would notice, without
-    computing any value: the references read before their step runs (``use-before-definition``
-    events, in order) and the (step number, output key) slots some later step consumes.
-    Follows ``run`` step for step; checking needs only this, and values cost allocations."""
-    listed = {s.index for s in plan.steps if s.index is not None}
-    executed: set[int] = set()
-    produced: set[tuple[int, str]] = set()
-    consumed: set[tuple[int, str]] = set()
-    early: list[tuple[Step, str, Reference]] = []
-    for step in plan.steps:
+    computing any value, a step at a time: the references read before their step runs
+    (``use-before-definition`` events, reported as ``PC501`` when the numbers say the step
+    comes earlier) and the (step number, output key) slots some later step consumes. Follows
+    ``run`` step for step; checking needs only this, and values cost allocations."""
+
+    __slots__ = ("consumed", "executed", "facts", "listed", "produced")
+
+    def __init__(self, facts: PlanFacts) -> None:
+        self.facts = facts
+        self.listed = facts.by_index.keys()  # the step numbers of the plan
+        self.executed: set[int] = set()
+        self.produced: set[tuple[int, str]] = set()
+        self.consumed: set[tuple[int, str]] = set()
+
+    def run_step(self, step: Step, toolset: Toolset, findings: Findings) -> None:
         index = step.index
         if index is not None:
             # Recorded before the step runs so that a reference to itself is not "later".
-            executed.add(index)
+            self.executed.add(index)
         if step.tool is None:
-            continue
+            return
         for argument in step.args:
             value = argument.value
             if isinstance(value, Reference):
                 slot = (value.step, value.key)
-                if slot in produced:
-                    consumed.add(slot)
-                elif value.step in listed and value.step not in executed:
-                    early.append((step, argument.name, value))
+                if slot in self.produced:
+                    self.consumed.add(slot)
+                elif (
+                    value.step in self.listed
+                    and value.step not in self.executed
+                    # A reference to the same or a later number is name resolution's PC207.
+                    and index is not None
+                    and value.step < index
+                ):
+                    findings.report("PC501", _used_early, step, argument.name, value, self.facts)
         if index is not None:
             signature = toolset.tool(step.tool)
             outputs = signature.output_names if signature else (step.outputs or ())
             for key in outputs:
-                produced.add((index, key))
-    return early, consumed
+                self.produced.add((index, key))
 
 
-def _unused_outputs(plan: Plan, resolution: Resolution,
-                    consumed: Container[tuple[int, str]]
-                    ) -> list[Diagnostic]:
-    found = []
-    for step in plan.steps:
-        tool = resolution.tools.get(step.position)
-        if tool is None or step.index is None:
+def _used_early(step: Step, argument: str, reference: Reference,
+                facts: PlanFacts) -> Diagnostic:
+    positions = facts.by_index.get(reference.step)
+    producer = facts.step(positions[0]) if positions else None
+    return make(
+        "PC501",
+        f"step {step.index} uses `{reference.key}` of step {reference.step} before "
+        f"step {reference.step} runs",
+        primary=reference.span,
+        label="not computed yet",
+        secondary=[(producer.span, f"step {reference.step} is listed after step "
+                    f"{step.index}")] if producer else [],
+        help=["list the steps in the order they run"],
+        data={"step": step.index, "position": step.position,
+              "key": argument, "referenced_step": reference.step},
+    )
+
+
+def unused_outputs(facts: PlanFacts, consumed: Container[tuple[int, str]],
+                   findings: Findings) -> None:
+    """``PC502`` for each step of a known tool some of whose outputs feed later steps and
+    others none (``consumed``: the slots read, once the whole plan has run)."""
+    for position in facts.order:
+        tool = facts.tools.get(position)
+        index = facts.indices[position]
+        if tool is None or index is None:
             continue
         names = tool.output_names
         if len(names) < 2:
             continue  # a lone output is either used or the step's result: nothing to say
-        used = [k for k in names if (step.index, k) in consumed]
-        unused = [k for k in names if (step.index, k) not in consumed]
+        used = [k for k in names if (index, k) in consumed]
+        unused = [k for k in names if (index, k) not in consumed]
         if not used or not unused:
             continue
-        listed = ", ".join(f"`{k}`" for k in unused)
-        found.append(
-            make(
-                "PC502",
-                f"step {step.index} (`{tool.name}`) produces {listed}, which no step uses",
-                primary=step.outputs_span or step.tool_span or step.span,
-                label="never consumed",
-                notes=["its other outputs feed later steps; was a consumer meant to use "
-                       + ("these" if len(unused) > 1 else "this") + "?"],
-                data={"step": step.index, "position": step.position, "tool": tool.name,
-                      "unused": unused, "used": used},
-            )
-        )
-    return found
+        findings.report("PC502", _unused, position, tool, unused, used, facts)
+
+
+def _unused(position: int, tool: ToolSignature, unused: list[str], used: list[str],
+            facts: PlanFacts) -> Diagnostic:
+    step = facts.step(position)
+    listed = ", ".join(f"`{k}`" for k in unused)
+    return make(
+        "PC502",
+        f"step {step.index} (`{tool.name}`) produces {listed}, which no step uses",
+        primary=step.outputs_span or step.tool_span or step.span,
+        label="never consumed",
+        notes=["its other outputs feed later steps; was a consumer meant to use "
+               + ("these" if len(unused) > 1 else "this") + "?"],
+        data={"step": step.index, "position": step.position, "tool": tool.name,
+              "unused": unused, "used": used},
+    )
 
 
 def _unreachable(plan: Plan, resolution: Resolution) -> list[Diagnostic]:
-    if len(plan.steps) < 2:
-        return []
     fed_by: dict[int, list[int]] = {}  # consumer position -> producer positions
     for resolved in resolution.references:
         fed_by.setdefault(resolved.consumer.position, []).append(resolved.producer.position)
+    findings = Findings()
+    unreachable_steps(plan, resolution.tools, fed_by, findings)
+    return findings.diagnostics()
+
+
+def unreachable_steps(plan: Plan, tools: Mapping[int, ToolSignature],
+                      fed_by: Mapping[int, list[int]], findings: Findings) -> None:
+    """``PC503`` for each step of a known tool (``tools``, by position) whose results do not
+    reach the plan's last step along the references (``fed_by``: the positions of the steps
+    each step's references read, by its position)."""
+    if len(plan.steps) < 2:
+        return
     # The steps whose results flow into the last step: a walk back along the references.
     last = plan.steps[-1].position
     reaches = {last}
@@ -129,17 +157,17 @@ def _unreachable(plan: Plan, resolution: Resolution) -> list[Diagnostic]:
             if producer not in reaches:
                 reaches.add(producer)
                 pending.append(producer)
-    found = []
     for step in plan.steps:
-        if step.position in reaches or step.position not in resolution.tools:
+        if step.position in reaches or step.position not in tools:
             continue
-        found.append(
-            make(
-                "PC503",
-                f"the results of step {step.index} (`{step.tool}`) do not reach the last step",
-                primary=step.tool_span or step.span,
-                label="a separate result",
-                data={"step": step.index, "position": step.position, "tool": step.tool},
-            )
-        )
-    return found
+        findings.report("PC503", _unreachable_step, step)
+
+
+def _unreachable_step(step: Step) -> Diagnostic:
+    return make(
+        "PC503",
+        f"the results of step {step.index} (`{step.tool}`) do not reach the last step",
+        primary=step.tool_span or step.span,
+        label="a separate result",
+        data={"step": step.index, "position": step.position, "tool": step.tool},
+    )

@@ -26,8 +26,9 @@ from typing import Any, Final
 from plancheck.compiler.codes import CODES
 from plancheck.compiler.diagnostics import Diagnostic, Severity
 from plancheck.compiler.driver import check_plan
+from plancheck.compiler.fused import check_json_plan
 from plancheck.compiler.lowering import REFERENCE_RE, lower_plan, read_binding
-from plancheck.dsl.ast import MalformedReference, Plan, Reference, Span, Toolset
+from plancheck.dsl.ast import MalformedReference, Reference, Span, Toolset
 from plancheck.interp.canonical import canonical_form, form_and_completeness
 
 __all__ = [
@@ -43,6 +44,8 @@ TASKBENCH_METRICS: Final = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 _ROOT: Final = Span("<prediction>", pointer="")
 _NO_PLAN_CODE: Final = {"empty_output": "PC101"}  # anything else unreadable: PC105 not-a-plan
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # as the per-item lines are
+_OFF_BY_DEFAULT: Final = frozenset(code for code, info in CODES.items() if not info.default_enabled)
+_ERRORS: Final = frozenset(code for code, info in CODES.items() if info.severity is Severity.ERROR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,7 @@ def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
 class _Analysis:
     """What is known about one prediction; each part is computed when first needed."""
 
+    keys: tuple[bytes, ...] | None = None  # its steps' serialisations (:func:`_step_keys`)
     static: StaticResult | None = None
     form: tuple[str, ...] | None = None
     has_form: bool = False
@@ -95,15 +99,20 @@ _serials = itertools.count()
 class _Gold:
     """What the analyzer keeps about one gold plan, each part computed when first needed."""
 
-    __slots__ = ("_signatures", "analysis", "clean", "form", "key", "plan", "serial", "tools")
+    __slots__ = ("_signatures", "analysis", "clean", "form", "key", "plain", "plan", "serial",
+                 "tools")
 
     def __init__(self, plan: list[Any]) -> None:
         self.plan = plan  # kept: entries are found by the plan's identity
         self.serial = next(_serials)  # never reused, unlike an id
         self.tools = _tool_names(plan)
         self._signatures: Counter[Any] | bool | None = False  # False: not computed yet
-        self.key = _plan_key(plan)
-        self.analysis = _Analysis()  # the gold plan's own static result and form
+        self.key = _step_keys(plan)
+        # Per step: whether a step that serialises as this one makes the same call in place
+        # (a step object with an integer number and a tool name, and no float, whose NaN
+        # would equal nothing).
+        self.plain = tuple(_plain_step(step) for step in plan)
+        self.analysis = _Analysis(self.key)  # the gold plan's own static result and form
         self.form: tuple[str, ...] | None = None
         self.clean: bool | None = None
 
@@ -119,7 +128,7 @@ class PredictionAnalyzer:
 
     Batches repeat themselves (the same correct plan from many runs, the same plan in several
     output styles), so results are cached by a faithful serialisation of the prediction
-    (:func:`_plan_key`: it tells ``1``, ``1.0`` and ``true`` apart and keeps key order, and
+    (:func:`_step_keys`: it tells ``1``, ``1.0`` and ``true`` apart and keeps key order, and
     checking depends on nothing else). The cache holds at most ``cache_size`` entries (0: no
     cache), so memory stays flat however long the batch. Whatever the cache size, a
     prediction that serialises as its gold plan does gets the gold plan's result, computed
@@ -130,8 +139,14 @@ class PredictionAnalyzer:
         self.toolset = toolset
         self.cache_size = cache_size
         self.entries = entries  # render the diagnostics of static results for per-item lines
-        self._cache: OrderedDict[bytes, _Analysis] = OrderedDict()
+        self._cache: OrderedDict[tuple[bytes, ...], _Analysis] = OrderedDict()
         self._golds: dict[int, _Gold] = {}
+        # The call signatures of step objects, by serialisation: a batch repeats most steps.
+        self._signatures: dict[bytes, Any] | None = {} if cache_size > 0 else None
+        # How many static results of readable predictions were asked for, and how many of
+        # those had to be computed (the rest were known: the cache hit rate is the share).
+        self.static_asked = 0
+        self.static_checked = 0
 
     # ------------------------------------------------------------------ public
 
@@ -155,46 +170,60 @@ class PredictionAnalyzer:
         static: bool = True,
     ) -> tuple[bool, StaticResult | None]:
         """Execution equivalence with ``gold_plan`` and (with ``static``) static validity,
-        lowering the prediction at most once.
+        checking the prediction at most once.
 
         Exact match implies equivalence by definition (the reference's EM tolerates a few
         spellings, such as a dependence written ``[0.0]``, that change nothing the plan
         computes). Otherwise cheap tests come first: the same calls under the same step
         numbers compute the gold plan's values; equal canonical forms need equal multisets of
         tools called, then of call signatures (tool, argument names, literal values, output
-        keys referenced). Only what passes those is lowered and put in canonical form.
+        keys referenced). Only what passes those is put in canonical form, by the same pass
+        that checks it when it is checked now. What is settled is kept with the prediction's
+        cache entry, by gold plan.
         """
         if prediction is None:
             no_plan = StaticResult(
                 False, (_NO_PLAN_CODE.get(fpof_type or "", "PC105"),), "" if self.entries else None
             )
             return False, (no_plan if static else None)
-        gold = self._gold(gold_plan) if not em and type(gold_plan) is list else None
-        equivalent: bool | None = em
-        if gold is not None:
-            equivalent = self._cheap_equivalence(prediction, gold)
-        if not static and equivalent is not None:
-            return equivalent, None
-        analysis = self._analysis(prediction, gold_plan if static else None, gold)
-        lowered: Plan | None = None
-        if static and analysis.static is None:
-            lowered, diagnostics = lower_plan(prediction, _ROOT)
-            analysis.static = self._check(lowered, diagnostics)
+        entry = self._gold(gold_plan) if type(gold_plan) is list else None
+        gold = entry if not em else None
+        if not static:
+            if gold is None:
+                return em, None
+            cheap = self._cheap_equivalence(prediction, gold, None)
+            if cheap is not None:
+                return cheap, None
+            return self._settled(prediction, gold, self._analysis(prediction, gold)), None
+        analysis = self._analysis(prediction, entry)
+        self.static_asked += 1
+        if gold is None:
+            if analysis.static is None:
+                analysis.static = self._check(prediction, analysis, form=False)
+            return em, analysis.static
+        memo = analysis.equivalence
+        if memo is None:
+            memo = analysis.equivalence = {}
+        equivalent = memo.get(gold.serial)
         if equivalent is None:
-            assert gold is not None
-            memo = analysis.equivalence
-            if memo is None:
-                memo = analysis.equivalence = {}
-            equivalent = memo.get(gold.serial)
+            equivalent = self._cheap_equivalence(prediction, gold, analysis.keys)
+            if analysis.static is None:
+                # When the form will be needed, the same pass writes it.
+                form = equivalent is None and not analysis.has_form
+                analysis.static = self._check(prediction, analysis, form=form)
             if equivalent is None:
-                equivalent = memo[gold.serial] = self._dear_equivalence(
-                    prediction, gold, analysis, lowered
-                )
+                equivalent = self._settled(prediction, gold, analysis)
+            memo[gold.serial] = equivalent
+        elif analysis.static is None:
+            analysis.static = self._check(prediction, analysis, form=False)
         return equivalent, analysis.static
 
-    def _cheap_equivalence(self, prediction: list[Any], gold: _Gold) -> bool | None:
-        """Equivalence when a quick look settles it (most predictions), else None."""
-        if self._same_calls_in_place(prediction, gold.plan):
+    def _cheap_equivalence(
+        self, prediction: list[Any], gold: _Gold, keys: tuple[bytes, ...] | None
+    ) -> bool | None:
+        """Equivalence when a quick look settles it (most predictions), else None
+        (``keys``: the prediction's step keys, when known)."""
+        if self._same_calls_in_place(prediction, gold, keys):
             # The same calls under the same step numbers: the interpreter would compute the
             # gold plan's values exactly (dependence fields and, for known tools, the listed
             # outputs do not enter the computation).
@@ -203,24 +232,43 @@ class PredictionAnalyzer:
             return False
         return None
 
-    def _dear_equivalence(
-        self, prediction: list[Any], gold: _Gold, analysis: _Analysis, lowered: Plan | None
-    ) -> bool:
-        """Equivalence by call signatures, then canonical forms (the same tools are called);
-        ``lowered`` is the prediction's plan when it has just been lowered."""
-        gold_signatures = gold.signatures
-        if gold_signatures is None or _call_signatures(prediction) != gold_signatures:
-            return False
+    def _settled(self, prediction: list[Any], gold: _Gold, analysis: _Analysis) -> bool:
+        """Equivalence of predictions calling the same tools: the same call signatures and
+        the same canonical form (whichever is known first: the form, when it has been
+        written, else the signatures)."""
+        if analysis.has_form:
+            return self._same_form(prediction, gold, analysis) and self._signatures_match(
+                prediction, gold, analysis
+            )
+        return self._signatures_match(prediction, gold, analysis) and self._same_form(
+            prediction, gold, analysis
+        )
+
+    def _same_form(self, prediction: list[Any], gold: _Gold, analysis: _Analysis) -> bool:
         if not analysis.has_form:
-            plan = lowered if lowered is not None else lower_plan(prediction, _ROOT)[0]
-            analysis.form, analysis.has_form = self._form(plan), True
+            analysis.form, analysis.has_form = self._form(prediction, analysis), True
         return analysis.form is not None and analysis.form == self._gold_form(gold)
 
-    def _same_calls_in_place(self, prediction: list[Any], gold_plan: list[Any]) -> bool:
+    def _signatures_match(self, prediction: list[Any], gold: _Gold, analysis: _Analysis
+                          ) -> bool:
+        gold_signatures = gold.signatures
+        return gold_signatures is not None and _call_signatures(
+            prediction, analysis.keys, self._signatures
+        ) == gold_signatures
+
+    def _same_calls_in_place(
+        self, prediction: list[Any], gold: _Gold, keys: tuple[bytes, ...] | None
+    ) -> bool:
+        gold_plan = gold.plan
         if len(prediction) != len(gold_plan):
             return False
         tools = self.toolset.tools
-        for mine, theirs in zip(prediction, gold_plan, strict=True):
+        gold_keys = gold.key if keys is not None else None
+        for position, (mine, theirs) in enumerate(zip(prediction, gold_plan, strict=True)):
+            if gold_keys is not None and keys is not None and gold.plain[position] and (
+                keys[position] == gold_keys[position]
+            ):
+                continue  # the very same step object, which makes its call in place
             if not (isinstance(mine, dict) and isinstance(theirs, dict)):
                 return False
             number, tool = theirs.get("step"), theirs.get("agent")
@@ -270,55 +318,112 @@ class PredictionAnalyzer:
             self._gold_lowered(gold)
         return gold.form
 
-    def _form(self, plan: Plan | None) -> tuple[str, ...] | None:
-        if plan is None:
-            return None
+    def _form(self, prediction: list[Any], analysis: _Analysis) -> tuple[str, ...] | None:
         # An unreadable reference evaluates to an unknown value whose term is unique, so a
         # plan holding one is equivalent to no other plan, as it should be.
-        return canonical_form(plan, self.toolset)
+        if type(prediction) is list:
+            return check_json_plan(prediction, self.toolset, _ROOT, form=True).form
+        plan = lower_plan(prediction, _ROOT)[0]
+        return canonical_form(plan, self.toolset) if plan is not None else None
 
-    def _analysis(self, prediction: list[Any], gold_plan: Any, gold: _Gold | None) -> _Analysis:
-        """The cache entry of a prediction (a fresh one when it cannot be cached)."""
-        key = _plan_key(prediction)
+    def _analysis(self, prediction: list[Any], gold: _Gold | None) -> _Analysis:
+        """The cache entry of a prediction (a fresh one when it cannot be cached); that of
+        ``gold``, its task's gold plan, when it serialises as the gold plan does."""
+        key = _step_keys(prediction)
         if key is None:
             return _Analysis()  # not JSON: never cached
-        if gold is None and type(gold_plan) is list:
-            gold = self._gold(gold_plan)
         if gold is not None and key == gold.key:
             return gold.analysis
         if self.cache_size <= 0:
-            return _Analysis()
+            return _Analysis(key)
         cache = self._cache
         analysis = cache.get(key)
         if analysis is None:
-            analysis = cache[key] = _Analysis()
+            analysis = cache[key] = _Analysis(key)
             if len(cache) > self.cache_size:
                 cache.popitem(last=False)
         else:
             cache.move_to_end(key)
         return analysis
 
-    def _check(self, plan: Plan | None, diagnostics: list[Diagnostic]) -> StaticResult:
-        if plan is not None:
-            diagnostics.extend(check_plan(plan, self.toolset))
-        diagnostics = [d for d in diagnostics if CODES[d.code].default_enabled]
-        codes = tuple(dict.fromkeys(d.code for d in diagnostics))
-        valid = plan is not None and not any(d.severity is Severity.ERROR for d in diagnostics)
-        entries = (
-            ", ".join(_ENCODE(compact_entry(d)) for d in diagnostics) if self.entries else None
-        )
-        return StaticResult(valid, codes, entries)
+    def _check(self, prediction: list[Any], analysis: _Analysis, *, form: bool) -> StaticResult:
+        """The static result of a prediction, and (``form``) its canonical form, kept in
+        ``analysis``."""
+        self.static_checked += 1
+        if type(prediction) is not list:  # a value the checker must unwrap or reject first
+            plan, diagnostics = lower_plan(prediction, _ROOT)
+            if plan is not None:
+                diagnostics.extend(check_plan(plan, self.toolset))
+            if form:
+                analysis.form = canonical_form(plan, self.toolset) if plan is not None else None
+                analysis.has_form = True
+            return self._result(plan is not None, [d.code for d in diagnostics],
+                                lambda: diagnostics)
+        checked = check_json_plan(prediction, self.toolset, _ROOT, form=form)
+        if form:
+            analysis.form, analysis.has_form = checked.form, True
+        return self._result(True, checked.codes(), checked.diagnostics)
+
+    def _result(
+        self, planned: bool, codes: list[str], diagnostics: Callable[[], list[Diagnostic]]
+    ) -> StaticResult:
+        """The static result of what was found (``codes``, in order; ``diagnostics`` builds
+        their diagnostics), when a plan was read (``planned``)."""
+        kept = tuple(dict.fromkeys(code for code in codes if code not in _OFF_BY_DEFAULT))
+        valid = planned and not any(code in _ERRORS for code in kept)
+        if self.entries:
+            entries = ", ".join(
+                _ENCODE(compact_entry(d)) for d in diagnostics() if d.code not in _OFF_BY_DEFAULT
+            )
+            return StaticResult(valid, kept, entries)
+        # Results are immutable and few are distinct: one object each (fewer to allocate and
+        # for the collector to walk in the cache).
+        result = _RESULTS.get((valid, kept))
+        if result is None:
+            if len(_RESULTS) >= 4096:
+                _RESULTS.clear()
+            result = _RESULTS[(valid, kept)] = StaticResult(valid, kept)
+        return result
 
 
-def _plan_key(value: Any) -> bytes | None:
-    """A faithful serialisation of a JSON value (a cache key): equal keys mean equal values
-    of equal types (``1``, ``1.0`` and ``true`` differ) with keys in the same order. marshal
-    (format 2, which writes no back-references) is several times faster than json.dumps.
-    None when the value cannot be serialised (never cached)."""
+_RESULTS: dict[tuple[bool, tuple[str, ...]], StaticResult] = {}
+
+
+def _step_keys(plan: Any) -> tuple[bytes, ...] | None:
+    """A faithful serialisation of a plan's steps (a cache key): one bytes per step, equal
+    exactly when the steps are equal JSON values of equal types (``1``, ``1.0`` and ``true``
+    differ) with keys in the same order. marshal (format 2, which writes no back-references)
+    is several times faster than json.dumps. None when the plan is not a list or a step
+    cannot be serialised (never cached)."""
+    if type(plan) is not list:
+        return None
     try:
-        return marshal.dumps(value, 2)
+        return tuple([marshal.dumps(step, 2) for step in plan])
     except ValueError:
         return None
+
+
+def _plain_step(step: Any) -> bool:
+    """Whether a step object that serialises as ``step`` makes the same call in place as it
+    (see ``_same_calls_in_place``): an object with an integer number and a string tool, with
+    no float anywhere (NaN equals nothing, itself included)."""
+    return (
+        type(step) is dict
+        and type(step.get("step")) is int
+        and isinstance(step.get("agent"), str)
+        and not _has_float(step)
+    )
+
+
+def _has_float(value: Any) -> bool:
+    kind = type(value)
+    if kind is float:
+        return True
+    if kind is dict:
+        return any(_has_float(v) for v in value.values())
+    if kind is list:
+        return any(_has_float(v) for v in value)
+    return False
 
 
 def _tool_names(plan: list[Any]) -> list[str]:
@@ -367,26 +472,55 @@ def _binding_key(value: Any) -> Any:
         return None
 
 
-def _call_signatures(plan: list[Any]) -> Counter[Any] | None:
-    """The multiset of call signatures, or None when some call can equal nothing."""
+_SKIPPED: Final = object()  # the signature of a step without a readable tool
+_EQUAL_TO_NOTHING: Final = object()  # that of a call that can equal nothing
+
+
+def _call_signatures(
+    plan: list[Any],
+    keys: tuple[bytes, ...] | None = None,
+    memo: dict[bytes, Any] | None = None,
+) -> Counter[Any] | None:
+    """The multiset of call signatures, or None when some call can equal nothing. With
+    ``keys`` (each step's serialisation) and ``memo``, each step object's signature is
+    computed once."""
     signatures: Counter[Any] = Counter()
-    for item in plan:
-        if not isinstance(item, dict):
+    for position, item in enumerate(plan):
+        if keys is not None and memo is not None:
+            key = keys[position]
+            signature = memo.get(key)
+            if signature is None:
+                if len(memo) >= 1024:
+                    memo.clear()
+                signature = memo[key] = _call_signature(item)
+        else:
+            signature = _call_signature(item)
+        if signature is _SKIPPED:
             continue
-        tool = item.get("agent")
-        if not isinstance(tool, str) or not tool.strip():
-            continue  # the interpreter skips steps without a readable tool
-        inputs = item.get("inputs")
-        arguments = []
-        if isinstance(inputs, dict):
-            for name, value in inputs.items():
-                key = _binding_key(value)
-                if key is None:
-                    return None
-                arguments.append((name, key))
-        arguments.sort()  # by name: names are distinct (keys of one object)
-        signatures[(tool, tuple(arguments))] += 1
+        if signature is _EQUAL_TO_NOTHING:
+            return None
+        signatures[signature] += 1
     return signatures
+
+
+def _call_signature(item: Any) -> Any:
+    """A step's call signature: its tool and its arguments (names and binding keys, by
+    name)."""
+    if not isinstance(item, dict):
+        return _SKIPPED
+    tool = item.get("agent")
+    if not isinstance(tool, str) or not tool.strip():
+        return _SKIPPED  # the interpreter skips steps without a readable tool
+    inputs = item.get("inputs")
+    arguments = []
+    if isinstance(inputs, dict):
+        for name, value in inputs.items():
+            key = _binding_key(value)
+            if key is None:
+                return _EQUAL_TO_NOTHING
+            arguments.append((name, key))
+    arguments.sort()  # by name: names are distinct (keys of one object)
+    return (tool, tuple(arguments))
 
 
 # --------------------------------------------------------------------------- TaskBench F1

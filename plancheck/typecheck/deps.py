@@ -9,7 +9,12 @@ resolution and are skipped here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Final
+
 from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
+from plancheck.compiler.findings import Findings
 from plancheck.dsl.ast import Plan, Reference, Span, Step, Toolset
 from plancheck.typecheck.names import Resolution
 
@@ -30,23 +35,108 @@ def derived_content(step: Step) -> dict[str, list[str]] | None:
 
 
 def check_dependencies(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Diagnostic]:
-    diagnostics: list[Diagnostic] = []
+    findings = Findings()
     limit = toolset.max_predecessors
     for step in plan.steps:
-        referenced = resolution.referenced_steps.get(step.position, set())
-        if limit is not None and len(referenced) > limit:
-            diagnostics.append(_too_many(step, referenced, limit))
-        if not step.declares_dependence or step.position in resolution.broken:
-            continue
-        mismatch = _dependence_mismatch(step, referenced)
-        if mismatch is not None:
-            diagnostics.append(mismatch)
-            continue  # the content follows from the dependence; one report per step
-        if step.position not in resolution.unkeyed:
-            content = _content_mismatch(step)
-            if content is not None:
-                diagnostics.append(content)
-    return diagnostics
+        position = step.position
+        check_step_dependencies(
+            step,
+            resolution.referenced_steps.get(position, set()),
+            position in resolution.broken,
+            position in resolution.unkeyed,
+            limit,
+            findings,
+        )
+    return findings.diagnostics()
+
+
+def check_step_dependencies(
+    step: Step,
+    referenced: set[int],
+    broken: bool,
+    unkeyed: bool,
+    limit: int | None,
+    findings: Findings,
+) -> None:
+    """The dependency checks of one step, given what resolving its references found (the
+    step numbers they name; whether some could not be resolved to a step, or to a key)."""
+    declared = step.dependence if step.declares_dependence else None
+    checked = declared is not None and not broken and not unkeyed
+    for code in dependence_codes(declared, step.dependence_content, referenced,
+                                 consumed_keys(step) if checked else None, broken, limit):
+        findings.report(code, dependence_diagnostic, code, step, referenced, limit)
+
+
+def dependence_diagnostic(code: str, step: Step, referenced: set[int], limit: int | None
+                          ) -> Diagnostic:
+    """The diagnostic of a dependency finding (a code of :func:`dependence_codes`)."""
+    if code == "PC403":
+        assert limit is not None
+        return _too_many(step, referenced, limit)
+    if code == "PC401":
+        return _dependence_mismatch(step, referenced)
+    return _content_mismatch(step)
+
+
+def consumed_keys(step: Step) -> dict[int, set[str]]:
+    """The output keys the step's references read, by step number."""
+    consumed: dict[int, set[str]] = {}
+    for argument in step.args:
+        value = argument.value
+        if isinstance(value, Reference):
+            keys = consumed.get(value.step)
+            if keys is None:
+                consumed[value.step] = {value.key}
+            else:
+                keys.add(value.key)
+    return consumed
+
+
+def dependence_codes(
+    declared: Sequence[int] | None,
+    content: Mapping[int, Sequence[str]] | None,
+    referenced: AbstractSet[int],
+    consumed: Mapping[int, AbstractSet[str]] | None,
+    broken: bool,
+    limit: int | None,
+) -> tuple[str, ...]:
+    """The dependency codes of one step that references the step numbers ``referenced``:
+    ``PC403`` when they are more than the pool's ``limit``; and, unless the step declares no
+    readable dependence (``declared`` None) or some reference names no earlier step
+    (``broken``), ``PC401`` when ``declared`` is not the steps referenced (``[-1]`` for
+    none), else ``PC402`` when ``content`` is not the keys ``consumed`` of each (not checked
+    when ``consumed`` is None: some reference's key is unresolved). One of those per step:
+    the content follows from the dependence."""
+    over = limit is not None and len(referenced) > limit
+    if declared is None or broken:
+        return _OVER if over else ()
+    if set(declared) != (referenced or _NONE):
+        found = "PC401"
+    elif consumed is not None and _content_differs(content, consumed):
+        found = "PC402"
+    else:
+        return _OVER if over else ()
+    return ("PC403", found) if over else (found,)
+
+
+def _content_differs(
+    content: Mapping[int, Sequence[str]] | None, consumed: Mapping[int, AbstractSet[str]]
+) -> bool:
+    """Whether the declared ``content`` (None, or step number -> keys) is not what the
+    references consume (step number -> keys; none: ``content`` must be null), as sets."""
+    if not consumed:
+        return content is not None
+    if content is None or len(content) != len(consumed):
+        return True
+    for number, keys in consumed.items():
+        declared = content.get(number)
+        if declared is None or set(declared) != keys:
+            return True
+    return False
+
+
+_OVER: Final = ("PC403",)
+_NONE: Final = frozenset({-1})  # derived_dependence of no reference
 
 
 def _reference_labels(step: Step) -> list[tuple[Span, str]]:
@@ -57,12 +147,10 @@ def _reference_labels(step: Step) -> list[tuple[Span, str]]:
     ]
 
 
-def _dependence_mismatch(step: Step, referenced: set[int]) -> Diagnostic | None:
+def _dependence_mismatch(step: Step, referenced: set[int]) -> Diagnostic:
     assert step.dependence is not None
     declared = set(step.dependence)
     expected = derived_dependence(referenced)
-    if declared == set(expected):
-        return None
     if referenced:
         why = "its inputs use results of step" + ("s " if len(referenced) > 1 else " ") + \
             ", ".join(map(str, sorted(referenced)))
@@ -89,13 +177,9 @@ def _dependence_mismatch(step: Step, referenced: set[int]) -> Diagnostic | None:
     )
 
 
-def _content_mismatch(step: Step) -> Diagnostic | None:
+def _content_mismatch(step: Step) -> Diagnostic:
     expected = derived_content(step)
     declared = step.dependence_content
-    declared_sets = None if declared is None else {k: set(v) for k, v in declared.items()}
-    expected_sets = None if expected is None else {int(k): set(v) for k, v in expected.items()}
-    if declared_sets == expected_sets:
-        return None
     span = step.dependence_content_span or step.span
     actual_json = None if declared is None else {str(k): list(v) for k, v in declared.items()}
     return make(

@@ -4,15 +4,22 @@ Produces a :class:`Resolution` that later phases (dependencies, types, interpret
 instead of resolving names again. Problems that would otherwise cascade are cut here: a step
 whose tool is unknown gets one ``PC201`` and no argument errors; a reference that cannot be
 resolved marks its step as *broken* so the dependency phase does not report it a second time.
+
+The checks work one step at a time (:class:`NameResolver`) against :class:`PlanFacts` (each
+step's number, tool and declared outputs, by position), so that one pass over a plan can run
+every phase's checks (:mod:`plancheck.compiler.fused`). What they find is reported as
+:class:`~plancheck.compiler.findings.Findings`: a diagnostic is built only when asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher, get_close_matches
 from functools import lru_cache
 
 from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
+from plancheck.compiler.findings import Findings
 from plancheck.compiler.lowering import format_reference
 from plancheck.dsl.ast import (
     Argument,
@@ -35,6 +42,81 @@ class ResolvedReference:
     output: Param | None  # None when the producer's tool is unknown
 
 
+class PlanFacts:
+    """What checking one step needs to know about the others, by the steps' positions: each
+    step's number, its tool's signature (when the pool knows the tool) and its declared
+    outputs, and the positions that carry each number.
+
+    Built from a lowered plan (:meth:`of_plan`), or step by step by the fused checker from the
+    JSON of steps that lower cleanly (which it never lowers). :meth:`step` gives a step's IR,
+    lowering it on first use with ``lower`` when it was not given: building a diagnostic may
+    need the spans of other steps; finding one never does.
+    """
+
+    __slots__ = ("_lower", "_steps", "by_index", "indices", "numbered", "order", "outputs",
+                 "tools")
+
+    def __init__(self, lower: Callable[[int], Step] | None = None) -> None:
+        self.order: list[int] = []  # the positions of the steps, as listed
+        self.indices: dict[int, int | None] = {}
+        self.outputs: dict[int, Sequence[str] | None] = {}
+        self.tools: dict[int, ToolSignature] = {}  # the steps whose tool the pool knows
+        self.by_index: dict[int, list[int]] = {}  # step number -> positions, as listed
+        self.numbered = 0  # how many steps have a number
+        self._steps: dict[int, Step] = {}
+        self._lower = lower
+
+    @classmethod
+    def of_plan(cls, plan: Plan, toolset: Toolset) -> PlanFacts:
+        facts = cls()
+        for step in plan.steps:
+            tool = step.tool
+            facts.add(step.position, step.index, step.outputs,
+                      toolset.tool(tool) if tool is not None else None, step)
+        return facts
+
+    def add(
+        self,
+        position: int,
+        index: int | None,
+        outputs: Sequence[str] | None,
+        signature: ToolSignature | None,
+        step: Step | None = None,
+    ) -> None:
+        """Record the next step listed (``step``: its IR, when there is one already)."""
+        self.order.append(position)
+        self.indices[position] = index
+        self.outputs[position] = outputs
+        if index is not None:
+            self.numbered += 1
+            positions = self.by_index.get(index)
+            if positions is None:
+                self.by_index[index] = [position]
+            else:
+                positions.append(position)
+        if signature is not None:
+            self.tools[position] = signature
+        if step is not None:
+            self._steps[position] = step
+
+    def step(self, position: int) -> Step:
+        """The IR of the step at ``position``."""
+        found = self._steps.get(position)
+        if found is None:
+            if self._lower is None:
+                raise KeyError(f"no step at position {position}")
+            found = self._steps[position] = self._lower(position)
+        return found
+
+    def earlier(self, consumer: int, number: int) -> int | None:
+        """The position of the last step numbered ``number`` listed before position
+        ``consumer``."""
+        for position in reversed(self.by_index.get(number, ())):
+            if position < consumer:
+                return position
+        return None
+
+
 @dataclass(slots=True)
 class Resolution:
     plan: Plan
@@ -47,12 +129,53 @@ class Resolution:
     broken: set[int] = field(default_factory=set)
     # Consumers with a reference whose output key could not be resolved.
     unkeyed: set[int] = field(default_factory=set)
+    # The facts the phases work from (built from ``plan`` when not given).
+    facts: PlanFacts | None = None
 
     def producer_of(self, consumer: Step, argument: Argument) -> ResolvedReference | None:
         for resolved in self.references:
             if resolved.consumer is consumer and resolved.argument is argument:
                 return resolved
         return None
+
+    def plan_facts(self, toolset: Toolset) -> PlanFacts:
+        """The facts of :attr:`plan` (built once, when the resolution has none)."""
+        if self.facts is None:
+            self.facts = PlanFacts.of_plan(self.plan, toolset)
+        return self.facts
+
+
+class Link:
+    """A reference of one step resolved to the step that produces it (by position)."""
+
+    __slots__ = ("argument", "output", "producer", "reference")
+
+    def __init__(self, argument: Argument, reference: Reference, producer: int,
+                 output: Param | None) -> None:
+        self.argument = argument
+        self.reference = reference
+        self.producer = producer
+        self.output = output  # None when the producer's tool is unknown
+
+
+class StepReferences:
+    """What resolving the references of one step found."""
+
+    __slots__ = ("broken", "links", "referenced", "unkeyed")
+
+    def __init__(self) -> None:
+        # The step numbers its arguments reference (also through references whose key is
+        # wrong or that are malformed but name a step).
+        self.referenced: set[int] = set()
+        self.broken = False  # some reference could not be resolved to an earlier step
+        self.unkeyed = False  # some reference's output key could not be resolved
+        self.links: list[Link] = []
+
+
+def outputs_differ(outputs: Sequence[str] | None, tool: ToolSignature) -> bool:
+    """Whether a step that calls ``tool`` lists other outputs than the tool's (the same ones
+    in another order count; an unreadable list, None, was reported when lowering)."""
+    return outputs is not None and tuple(outputs) != tool.output_names
 
 
 def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.6) -> str | None:
@@ -74,114 +197,71 @@ def _did_you_mean(name: str, candidates: tuple[str, ...], cutoff: float) -> str 
 
 
 def resolve_names(plan: Plan, toolset: Toolset) -> tuple[Resolution, list[Diagnostic]]:
-    resolver = _Resolver(plan, toolset)
-    resolver.check_numbering()
+    facts = PlanFacts.of_plan(plan, toolset)
+    findings = Findings()
+    resolver = NameResolver(facts, toolset)
+    resolver.check_numbering(findings)
     for step in plan.steps:
-        resolver.check_step(step)
+        resolver.check_step(step, findings)
+    resolution = Resolution(plan, facts.tools, facts=facts)
     for step in plan.steps:
-        resolver.resolve_references(step)
-    return resolver.resolution, resolver.diagnostics
+        found = resolver.resolve_references(step, findings)
+        resolution.referenced_steps[step.position] = found.referenced
+        if found.broken:
+            resolution.broken.add(step.position)
+        if found.unkeyed:
+            resolution.unkeyed.add(step.position)
+        for link in found.links:
+            resolution.references.append(ResolvedReference(
+                step, link.argument, link.reference, facts.step(link.producer), link.output))
+    return resolution, findings.diagnostics()
 
 
-class _Resolver:
-    def __init__(self, plan: Plan, toolset: Toolset) -> None:
-        self.plan = plan
+def check_numbering(facts: PlanFacts, findings: Findings) -> None:
+    """``PC110`` for the first step number used twice; else ``PC109`` for the first step
+    not numbered by its position (one finding: renumbering fixes all)."""
+    if facts.numbered > len(facts.by_index):  # some number is used twice
+        for index, positions in facts.by_index.items():
+            if len(positions) > 1:
+                findings.report("PC110", _number_reused, facts, index, positions)
+                return
+    for position in facts.order:
+        number = facts.indices[position]
+        if number is not None and number != position:
+            findings.report("PC109", _misnumbered, facts, position)
+            return
+
+
+class NameResolver:
+    """The name checks of one plan, a step at a time (each step's own IR and the plan's
+    facts); what they find goes to the :class:`Findings` given."""
+
+    __slots__ = ("facts", "toolset")
+
+    def __init__(self, facts: PlanFacts, toolset: Toolset) -> None:
+        self.facts = facts
         self.toolset = toolset
-        self.resolution = Resolution(plan)
-        self.diagnostics: list[Diagnostic] = []
-        self.by_index: dict[int, list[Step]] = {}
-        for step in plan.steps:
-            if step.index is not None:
-                self.by_index.setdefault(step.index, []).append(step)
 
     # ---------------------------------------------------------------- numbering
 
-    def check_numbering(self) -> None:
-        for index, steps in self.by_index.items():
-            if len(steps) > 1:
-                first, again = steps[0], steps[1]
-                self.diagnostics.append(
-                    make(
-                        "PC110",
-                        f"step number {index} is used by the steps at positions "
-                        + ", ".join(str(s.position) for s in steps),
-                        primary=again.index_span or again.span,
-                        label=f"step {index} again (position {again.position})",
-                        secondary=[(first.index_span or first.span, "first used here")],
-                        help=[f"number this step {again.position}"],
-                        data={"step": index, "positions": [s.position for s in steps]},
-                    )
-                )
-                return
-        for step in self.plan.steps:
-            if step.index is not None and step.index != step.position:
-                renumbered = [
-                    Edit(s.index_span.pointer or "", s.position)
-                    for s in self.plan.steps
-                    if s.index is not None and s.index != s.position and s.index_span
-                ]
-                self.diagnostics.append(
-                    make(
-                        "PC109",
-                        f"the step at position {step.position} is numbered {step.index}; "
-                        f"steps are numbered 0, 1, ... in the order listed",
-                        primary=step.index_span or step.span,
-                        label=f"expected {step.position}",
-                        notes=["a gold plan is aligned with a prediction by these numbers"],
-                        data={"position": step.position, "expected": step.position,
-                              "actual": step.index},
-                        suggestions=[Suggestion("renumber the steps from 0",
-                                                tuple(renumbered), "maybe-incorrect")],
-                    )
-                )
-                return
+    def check_numbering(self, findings: Findings) -> None:
+        check_numbering(self.facts, findings)
 
     # ---------------------------------------------------------------- tools and keys
 
-    def check_step(self, step: Step) -> None:
+    def check_step(self, step: Step, findings: Findings) -> None:
         if step.tool is None:
             return
-        tool = self.toolset.tool(step.tool)
+        tool = self.facts.tools.get(step.position)
         if tool is None:
-            self.unknown_tool(step)
+            findings.report("PC201", _unknown_tool, step, self.toolset)
             return
-        self.resolution.tools[step.position] = tool
         if step.inputs_readable:
-            self.check_inputs(step, tool)
-        if step.outputs is not None and step.outputs != tool.output_names:
-            self.wrong_outputs(step, tool)
+            self.check_inputs(step, tool, findings)
+        if outputs_differ(step.outputs, tool):
+            findings.report("PC204", wrong_outputs_diagnostic, step, tool)
 
-    def unknown_tool(self, step: Step) -> None:
-        assert step.tool is not None
-        names = sorted(self.toolset.tools)
-        guess = did_you_mean(step.tool, names)
-        keys = {a.name for a in step.args}
-        by_keys = [t.name for t in self.toolset.tools.values()
-                   if keys and set(t.input_names) == keys and t.name != guess]
-        help_lines = []
-        suggestions = []
-        if guess:
-            help_lines.append(f"did you mean `{guess}`?")
-            suggestions.append(Suggestion(f"use `{guess}`",
-                                          (Edit(step.tool_span.pointer or "", guess),)
-                                          if step.tool_span else (), "maybe-incorrect"))
-        if by_keys:
-            listed = ", ".join(f"`{n}`" for n in by_keys[:4])
-            help_lines.append(f"tools taking exactly these inputs: {listed}")
-        self.diagnostics.append(
-            make(
-                "PC201",
-                f"unknown tool `{step.tool}` in step {_label(step)}",
-                primary=step.tool_span or step.span,
-                label="not a tool of this pool",
-                help=help_lines,
-                data={"step": step.index, "position": step.position, "tool": step.tool,
-                      "suggestion": guess, "allowed": names},
-                suggestions=suggestions,
-            )
-        )
-
-    def check_inputs(self, step: Step, tool: ToolSignature) -> None:
+    def check_inputs(self, step: Step, tool: ToolSignature, findings: Findings) -> None:
         passed: set[str] = set()
         for argument in step.args:
             if tool.input(argument.name) is None:
@@ -201,229 +281,308 @@ class _Resolver:
             guess = _closest(argument.name, candidates)
             if guess:
                 renamed[argument.name] = guess
-            self.diagnostics.append(self.unknown_input(step, tool, argument, guess))
+            findings.report("PC202", _unknown_input, step, tool, argument, guess)
         for param in missing:
             if param.name in renamed.values():
                 continue  # reported together with the input it was probably meant as
-            self.diagnostics.append(
-                make(
-                    "PC203",
-                    f"step {_label(step)} does not pass the required input `{param.name}` "
-                    f"of `{tool.name}`",
-                    primary=step.tool_span or step.span,
-                    label=f"`{param.name}` missing",
-                    notes=[f"`{param.name}`: {param.doc}"] if param.doc else [],
-                    data={"step": step.index, "position": step.position, "tool": tool.name,
-                          "key": param.name, "expected_type": param.type},
-                )
-            )
-
-    def unknown_input(
-        self, step: Step, tool: ToolSignature, argument: Argument, guess: str | None
-    ) -> Diagnostic:
-        allowed = list(tool.input_names)
-        help_lines = [f"did you mean `{guess}`?"] if guess else []
-        help_lines.append("`" + tool.name + "` takes " + ", ".join(f"`{n}`" for n in allowed))
-        suggestions = []
-        if guess and argument.span.pointer is not None:
-            parent = argument.span.pointer.rsplit("/", 1)[0]
-            value = argument.value
-            raw = value.value if not isinstance(value, Reference | MalformedReference) else (
-                value.raw or format_reference(value.step or 0, getattr(value, "key", ""))
-            )
-            suggestions.append(
-                Suggestion(
-                    f"rename `{argument.name}` to `{guess}`",
-                    (Edit(argument.span.pointer, delete=True),
-                     Edit(parent + "/" + guess.replace("~", "~0").replace("/", "~1"), raw)),
-                    "machine-applicable",
-                )
-            )
-        return make(
-            "PC202",
-            f"`{tool.name}` has no input `{argument.name}` (step {_label(step)})",
-            primary=argument.name_span,
-            label="unknown input",
-            help=help_lines,
-            data={"step": step.index, "position": step.position, "tool": tool.name,
-                  "key": argument.name, "suggestion": guess, "allowed": allowed},
-            suggestions=suggestions,
-        )
-
-    def wrong_outputs(self, step: Step, tool: ToolSignature) -> None:
-        assert step.outputs is not None
-        declared, expected = list(step.outputs), list(tool.output_names)
-        if sorted(declared) == sorted(expected):
-            detail = "lists the right keys in the wrong order"
-        else:
-            missing = [k for k in expected if k not in declared]
-            extra = [k for k in declared if k not in expected]
-            parts = []
-            if missing:
-                parts.append("lacks " + ", ".join(f"`{k}`" for k in missing))
-            if extra:
-                parts.append("adds " + ", ".join(f"`{k}`" for k in extra))
-            detail = " and ".join(parts)
-        self.diagnostics.append(
-            make(
-                "PC204",
-                f"the outputs of step {_label(step)} {detail}",
-                primary=step.outputs_span or step.span,
-                label="expected [" + ", ".join(expected) + "]",
-                data={"step": step.index, "position": step.position, "tool": tool.name,
-                      "expected": expected, "actual": declared},
-                suggestions=[Suggestion(
-                    f"write the outputs of `{tool.name}`",
-                    (Edit(step.outputs_span.pointer or "", expected),)
-                    if step.outputs_span and step.outputs_span.pointer is not None else (),
-                    "machine-applicable",
-                )],
-            )
-        )
+            findings.report("PC203", _missing_input, step, tool, param)
 
     # ---------------------------------------------------------------- references
 
-    def resolve_references(self, step: Step) -> None:
-        referenced = self.resolution.referenced_steps.setdefault(step.position, set())
+    def resolve_references(self, step: Step, findings: Findings) -> StepReferences:
+        found = StepReferences()
+        facts = self.facts
         for argument in step.args:
             value = argument.value
             if isinstance(value, MalformedReference):
-                self.malformed(step, argument, value)
-                if value.step is not None and self._earlier(step, value.step):
-                    referenced.add(value.step)
+                findings.report("PC205", _malformed, step, argument, value, facts)
+                if value.step is not None and facts.earlier(step.position, value.step) is not None:
+                    found.referenced.add(value.step)
                 else:
-                    self.resolution.broken.add(step.position)
-                self.resolution.unkeyed.add(step.position)
+                    found.broken = True
+                found.unkeyed = True
             elif isinstance(value, Reference):
-                producer = self.find_producer(step, argument, value)
+                producer = self.find_producer(step, argument, value, findings)
                 if producer is None:
-                    self.resolution.broken.add(step.position)
+                    found.broken = True
                     continue
-                referenced.add(value.step)
-                self.check_key(step, argument, value, producer)
+                found.referenced.add(value.step)
+                self.check_key(step, argument, value, producer, found, findings)
+        return found
 
-    def _earlier(self, consumer: Step, number: int) -> Step | None:
-        """The last step numbered ``number`` listed before ``consumer``."""
-        for step in reversed(self.by_index.get(number, ())):
-            if step.position < consumer.position:
-                return step
-        return None
-
-    def find_producer(self, step: Step, argument: Argument, ref: Reference) -> Step | None:
-        producer = self._earlier(step, ref.step)
+    def find_producer(self, step: Step, argument: Argument, ref: Reference,
+                      findings: Findings) -> int | None:
+        """The position of the step ``ref`` reads (None, reported, when there is none)."""
+        facts = self.facts
+        producer = facts.earlier(step.position, ref.step)
         if producer is not None:
             return producer
-        candidates = self.by_index.get(ref.step, [])
-        data = {"step": step.index, "position": step.position, "key": argument.name,
-                "referenced_step": ref.step}
+        candidates = facts.by_index.get(ref.step)
         if candidates and step.index is not None and ref.step < step.index:
             # Numbered earlier but listed later: the interpreter reports it (PC501).
             return None
         if candidates:
-            target = candidates[0]
-            what = "itself" if target is step else f"step {ref.step}, which comes later"
-            self.diagnostics.append(
-                make(
-                    "PC207",
-                    f"step {_label(step)} uses a result of {what}",
-                    primary=ref.span,
-                    label="refers forward" if target is not step else "refers to itself",
-                    secondary=[] if target is step else [(target.span, f"step {ref.step}")],
-                    help=["a step can only use results of the steps before it"],
-                    data=data,
-                )
-            )
+            findings.report("PC207", _forward_reference, step, argument, ref, candidates[0],
+                            facts)
         else:
-            numbers = sorted(self.by_index)
-            self.diagnostics.append(
-                make(
-                    "PC206",
-                    f"step {_label(step)} refers to step {ref.step}, which the plan lacks",
-                    primary=ref.span,
-                    label=f"no step {ref.step}",
-                    notes=[f"the plan has steps {', '.join(map(str, numbers))}"] if numbers else [],
-                    data=data,
-                )
-            )
+            findings.report("PC206", _missing_step, step, argument, ref, facts)
         return None
 
-    def check_key(self, step: Step, argument: Argument, ref: Reference, producer: Step) -> None:
-        tool = self.resolution.tools.get(producer.position)
+    def check_key(self, step: Step, argument: Argument, ref: Reference, producer: int,
+                  found: StepReferences, findings: Findings) -> None:
+        facts = self.facts
+        tool = facts.tools.get(producer)
         if tool is not None:
             output = tool.output(ref.key)
             if output is not None:  # the common case first
-                self.resolution.references.append(
-                    ResolvedReference(step, argument, ref, producer, output))
+                found.links.append(Link(argument, ref, producer, output))
                 return
             available = list(tool.output_names)
         else:
-            output = None
-            available = list(producer.outputs or ())
+            available = list(facts.outputs[producer] or ())
             if not available or ref.key in available:
                 # Unknown tool: its declared outputs are all we know; trust what matches.
-                self.resolution.references.append(
-                    ResolvedReference(step, argument, ref, producer, None))
+                found.links.append(Link(argument, ref, producer, None))
                 return
-        if output is not None:
-            self.resolution.references.append(
-                ResolvedReference(step, argument, ref, producer, output))
-            return
-        self.resolution.unkeyed.add(step.position)
-        guess = _closest(ref.key, available) or (available[0] if len(available) == 1 else None)
-        producer_name = tool.name if tool else (producer.tool or "?")
-        suggestions = []
-        if guess and ref.span.pointer is not None:
-            suggestions.append(Suggestion(
-                f"use `{format_reference(ref.step, guess)}`",
-                (Edit(ref.span.pointer, format_reference(ref.step, guess)),),
-                "machine-applicable" if len(available) == 1 else "maybe-incorrect",
-            ))
-        self.diagnostics.append(
-            make(
-                "PC208",
-                f"step {ref.step} (`{producer_name}`) has no output `{ref.key}`",
-                primary=ref.span,
-                label="not an output of that step",
-                secondary=[(producer.tool_span or producer.span,
-                            f"step {ref.step} produces " + ", ".join(f"`{k}`" for k in available))],
-                help=[f"did you mean `{guess}`?"] if guess else [],
-                data={"step": step.index, "position": step.position, "key": argument.name,
-                      "referenced_step": ref.step, "referenced_key": ref.key,
-                      "tool": producer_name, "allowed": available, "suggestion": guess},
-                suggestions=suggestions,
-            )
-        )
+        found.unkeyed = True
+        findings.report("PC208", _unknown_key, step, argument, ref, producer, tool, available,
+                        facts)
 
-    def malformed(self, step: Step, argument: Argument, value: MalformedReference) -> None:
-        guess_key: str | None = None
-        if value.step is not None:
-            producer = self._earlier(step, value.step)
-            declared = (step.dependence_content or {}).get(value.step)
-            tool = self.resolution.tools.get(producer.position) if producer else None
-            if declared and len(declared) == 1:
-                guess_key = declared[0]
-            elif tool is not None and len(tool.outputs) == 1:
-                guess_key = tool.outputs[0].name
-        fixed = format_reference(value.step, guess_key) if guess_key and value.step is not None \
-            else None
-        suggestions = []
-        if fixed and value.span.pointer is not None:
-            suggestions.append(Suggestion(f"write `{fixed}`", (Edit(value.span.pointer, fixed),),
-                                          "maybe-incorrect"))
-        self.diagnostics.append(
-            make(
-                "PC205",
-                f"input `{argument.name}` of step {_label(step)} is a malformed reference "
-                f"`{value.raw}`",
-                primary=value.span,
-                label="expected `<GENERATED>-k-<output_key>`",
-                help=[f"did you mean `{fixed}`?"] if fixed else
-                ["write references as `<GENERATED>-k-<output_key>`"],
-                data={"step": step.index, "position": step.position, "key": argument.name,
-                      "actual": value.raw, "suggestion": fixed},
-                suggestions=suggestions,
+
+# --------------------------------------------------------------------------- diagnostics
+
+
+def _number_reused(facts: PlanFacts, index: int, positions: list[int]) -> Diagnostic:
+    first, again = facts.step(positions[0]), facts.step(positions[1])
+    return make(
+        "PC110",
+        f"step number {index} is used by the steps at positions "
+        + ", ".join(str(p) for p in positions),
+        primary=again.index_span or again.span,
+        label=f"step {index} again (position {again.position})",
+        secondary=[(first.index_span or first.span, "first used here")],
+        help=[f"number this step {again.position}"],
+        data={"step": index, "positions": list(positions)},
+    )
+
+
+def _misnumbered(facts: PlanFacts, position: int) -> Diagnostic:
+    step = facts.step(position)
+    renumbered = []
+    for other in facts.order:
+        index = facts.indices[other]
+        if index is not None and index != other:
+            index_span = facts.step(other).index_span
+            if index_span:
+                renumbered.append(Edit(index_span.pointer or "", other))
+    return make(
+        "PC109",
+        f"the step at position {step.position} is numbered {step.index}; "
+        f"steps are numbered 0, 1, ... in the order listed",
+        primary=step.index_span or step.span,
+        label=f"expected {step.position}",
+        notes=["a gold plan is aligned with a prediction by these numbers"],
+        data={"position": step.position, "expected": step.position, "actual": step.index},
+        suggestions=[Suggestion("renumber the steps from 0", tuple(renumbered),
+                                "maybe-incorrect")],
+    )
+
+
+def _unknown_tool(step: Step, toolset: Toolset) -> Diagnostic:
+    assert step.tool is not None
+    names = sorted(toolset.tools)
+    guess = did_you_mean(step.tool, names)
+    keys = {a.name for a in step.args}
+    by_keys = [t.name for t in toolset.tools.values()
+               if keys and set(t.input_names) == keys and t.name != guess]
+    help_lines = []
+    suggestions = []
+    if guess:
+        help_lines.append(f"did you mean `{guess}`?")
+        suggestions.append(Suggestion(f"use `{guess}`",
+                                      (Edit(step.tool_span.pointer or "", guess),)
+                                      if step.tool_span else (), "maybe-incorrect"))
+    if by_keys:
+        listed = ", ".join(f"`{n}`" for n in by_keys[:4])
+        help_lines.append(f"tools taking exactly these inputs: {listed}")
+    return make(
+        "PC201",
+        f"unknown tool `{step.tool}` in step {_label(step)}",
+        primary=step.tool_span or step.span,
+        label="not a tool of this pool",
+        help=help_lines,
+        data={"step": step.index, "position": step.position, "tool": step.tool,
+              "suggestion": guess, "allowed": names},
+        suggestions=suggestions,
+    )
+
+
+def _missing_input(step: Step, tool: ToolSignature, param: Param) -> Diagnostic:
+    return make(
+        "PC203",
+        f"step {_label(step)} does not pass the required input `{param.name}` "
+        f"of `{tool.name}`",
+        primary=step.tool_span or step.span,
+        label=f"`{param.name}` missing",
+        notes=[f"`{param.name}`: {param.doc}"] if param.doc else [],
+        data={"step": step.index, "position": step.position, "tool": tool.name,
+              "key": param.name, "expected_type": param.type},
+    )
+
+
+def _unknown_input(
+    step: Step, tool: ToolSignature, argument: Argument, guess: str | None
+) -> Diagnostic:
+    allowed = list(tool.input_names)
+    help_lines = [f"did you mean `{guess}`?"] if guess else []
+    help_lines.append("`" + tool.name + "` takes " + ", ".join(f"`{n}`" for n in allowed))
+    suggestions = []
+    if guess and argument.span.pointer is not None:
+        parent = argument.span.pointer.rsplit("/", 1)[0]
+        value = argument.value
+        raw = value.value if not isinstance(value, Reference | MalformedReference) else (
+            value.raw or format_reference(value.step or 0, getattr(value, "key", ""))
+        )
+        suggestions.append(
+            Suggestion(
+                f"rename `{argument.name}` to `{guess}`",
+                (Edit(argument.span.pointer, delete=True),
+                 Edit(parent + "/" + guess.replace("~", "~0").replace("/", "~1"), raw)),
+                "machine-applicable",
             )
         )
+    return make(
+        "PC202",
+        f"`{tool.name}` has no input `{argument.name}` (step {_label(step)})",
+        primary=argument.name_span,
+        label="unknown input",
+        help=help_lines,
+        data={"step": step.index, "position": step.position, "tool": tool.name,
+              "key": argument.name, "suggestion": guess, "allowed": allowed},
+        suggestions=suggestions,
+    )
+
+
+def wrong_outputs_diagnostic(step: Step, tool: ToolSignature) -> Diagnostic:
+    assert step.outputs is not None
+    declared, expected = list(step.outputs), list(tool.output_names)
+    if sorted(declared) == sorted(expected):
+        detail = "lists the right keys in the wrong order"
+    else:
+        missing = [k for k in expected if k not in declared]
+        extra = [k for k in declared if k not in expected]
+        parts = []
+        if missing:
+            parts.append("lacks " + ", ".join(f"`{k}`" for k in missing))
+        if extra:
+            parts.append("adds " + ", ".join(f"`{k}`" for k in extra))
+        detail = " and ".join(parts)
+    return make(
+        "PC204",
+        f"the outputs of step {_label(step)} {detail}",
+        primary=step.outputs_span or step.span,
+        label="expected [" + ", ".join(expected) + "]",
+        data={"step": step.index, "position": step.position, "tool": tool.name,
+              "expected": expected, "actual": declared},
+        suggestions=[Suggestion(
+            f"write the outputs of `{tool.name}`",
+            (Edit(step.outputs_span.pointer or "", expected),)
+            if step.outputs_span and step.outputs_span.pointer is not None else (),
+            "machine-applicable",
+        )],
+    )
+
+
+def _forward_reference(step: Step, argument: Argument, ref: Reference, target_position: int,
+                       facts: PlanFacts) -> Diagnostic:
+    itself = target_position == step.position
+    what = "itself" if itself else f"step {ref.step}, which comes later"
+    return make(
+        "PC207",
+        f"step {_label(step)} uses a result of {what}",
+        primary=ref.span,
+        label="refers forward" if not itself else "refers to itself",
+        secondary=[] if itself else [(facts.step(target_position).span, f"step {ref.step}")],
+        help=["a step can only use results of the steps before it"],
+        data=_reference_data(step, argument, ref),
+    )
+
+
+def _missing_step(step: Step, argument: Argument, ref: Reference,
+                  facts: PlanFacts) -> Diagnostic:
+    numbers = sorted(facts.by_index)
+    return make(
+        "PC206",
+        f"step {_label(step)} refers to step {ref.step}, which the plan lacks",
+        primary=ref.span,
+        label=f"no step {ref.step}",
+        notes=[f"the plan has steps {', '.join(map(str, numbers))}"] if numbers else [],
+        data=_reference_data(step, argument, ref),
+    )
+
+
+def _reference_data(step: Step, argument: Argument, ref: Reference) -> dict[str, object]:
+    return {"step": step.index, "position": step.position, "key": argument.name,
+            "referenced_step": ref.step}
+
+
+def _unknown_key(step: Step, argument: Argument, ref: Reference, producer_position: int,
+                 tool: ToolSignature | None, available: list[str],
+                 facts: PlanFacts) -> Diagnostic:
+    producer = facts.step(producer_position)
+    guess = _closest(ref.key, available) or (available[0] if len(available) == 1 else None)
+    producer_name = tool.name if tool else (producer.tool or "?")
+    suggestions = []
+    if guess and ref.span.pointer is not None:
+        suggestions.append(Suggestion(
+            f"use `{format_reference(ref.step, guess)}`",
+            (Edit(ref.span.pointer, format_reference(ref.step, guess)),),
+            "machine-applicable" if len(available) == 1 else "maybe-incorrect",
+        ))
+    return make(
+        "PC208",
+        f"step {ref.step} (`{producer_name}`) has no output `{ref.key}`",
+        primary=ref.span,
+        label="not an output of that step",
+        secondary=[(producer.tool_span or producer.span,
+                    f"step {ref.step} produces " + ", ".join(f"`{k}`" for k in available))],
+        help=[f"did you mean `{guess}`?"] if guess else [],
+        data={"step": step.index, "position": step.position, "key": argument.name,
+              "referenced_step": ref.step, "referenced_key": ref.key,
+              "tool": producer_name, "allowed": available, "suggestion": guess},
+        suggestions=suggestions,
+    )
+
+
+def _malformed(step: Step, argument: Argument, value: MalformedReference,
+               facts: PlanFacts) -> Diagnostic:
+    guess_key: str | None = None
+    if value.step is not None:
+        producer = facts.earlier(step.position, value.step)
+        declared = (step.dependence_content or {}).get(value.step)
+        tool = facts.tools.get(producer) if producer is not None else None
+        if declared and len(declared) == 1:
+            guess_key = declared[0]
+        elif tool is not None and len(tool.outputs) == 1:
+            guess_key = tool.outputs[0].name
+    fixed = format_reference(value.step, guess_key) if guess_key and value.step is not None \
+        else None
+    suggestions = []
+    if fixed and value.span.pointer is not None:
+        suggestions.append(Suggestion(f"write `{fixed}`", (Edit(value.span.pointer, fixed),),
+                                      "maybe-incorrect"))
+    return make(
+        "PC205",
+        f"input `{argument.name}` of step {_label(step)} is a malformed reference "
+        f"`{value.raw}`",
+        primary=value.span,
+        label="expected `<GENERATED>-k-<output_key>`",
+        help=[f"did you mean `{fixed}`?"] if fixed else
+        ["write references as `<GENERATED>-k-<output_key>`"],
+        data={"step": step.index, "position": step.position, "key": argument.name,
+              "actual": value.raw, "suggestion": fixed},
+        suggestions=suggestions,
+    )
 
 
 def _label(step: Step) -> str:

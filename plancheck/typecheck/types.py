@@ -13,13 +13,14 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from plancheck.compiler.diagnostics import Diagnostic, Suggestion, make
+from plancheck.compiler.findings import Findings
 from plancheck.dsl.ast import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
 from plancheck.typecheck.lattice import Compat, TypeLattice
-from plancheck.typecheck.names import Resolution, ResolvedReference
+from plancheck.typecheck.names import Link, PlanFacts, Resolution
 
 
 def literal_extension(value: object) -> str | None:
@@ -39,28 +40,71 @@ def _extension_of(value: str) -> str | None:
 
 
 def check_types(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Diagnostic]:
-    lattice = toolset.lattice
-    diagnostics: list[Diagnostic] = []
-    by_argument = {(r.consumer.position, r.argument.name): r for r in resolution.references}
+    facts = resolution.plan_facts(toolset)
+    links: dict[int, list[Link]] = {}
+    for resolved in resolution.references:
+        links.setdefault(resolved.consumer.position, []).append(Link(
+            resolved.argument, resolved.reference, resolved.producer.position, resolved.output))
+    findings = Findings()
     tools = resolution.tools
     for step in plan.steps:
         tool = tools.get(step.position)
-        if tool is None:
+        if tool is not None:
+            check_step_types(step, tool, links.get(step.position, ()), tools, facts, toolset,
+                             findings)
+    return findings.diagnostics()
+
+
+def check_step_types(
+    step: Step,
+    tool: ToolSignature,
+    links: Iterable[Link],
+    tools: Mapping[int, ToolSignature],
+    facts: PlanFacts,
+    toolset: Toolset,
+    findings: Findings,
+) -> None:
+    """The type checks of one step whose tool is known, given its resolved references
+    (``tools``: the known tools of the plan's steps, by position)."""
+    lattice = toolset.lattice
+    by_name = {link.argument.name: link for link in links}
+    for argument in step.args:
+        param = tool.input(argument.name)
+        if param is None:
             continue
-        for argument in step.args:
-            param = tool.input(argument.name)
-            if param is None:
+        link = by_name.get(argument.name)
+        if link is not None:
+            output = link.output
+            producer_tool = tools.get(link.producer)
+            if output is None or producer_tool is None:
                 continue
-            resolved = by_argument.get((step.position, argument.name))
-            if resolved is not None:
-                diagnostics.extend(_check_reference(resolved, param, tool, resolution, toolset))
-            elif isinstance(argument.value, Literal):
-                if _plain_path_fits(argument.value.value, param, lattice):
-                    continue
-                found = _check_literal(step, argument, argument.value, param, tool, lattice)
-                if found is not None:
-                    diagnostics.append(found)
-    return diagnostics
+            for code in reference_codes(output, param, producer_tool, tool, toolset):
+                findings.report(code, reference_diagnostic, code, step, link, param, tool,
+                                producer_tool, toolset, facts)
+        elif isinstance(argument.value, Literal):
+            if _plain_path_fits(argument.value.value, param, lattice):
+                continue
+            found = _check_literal(step, argument, argument.value, param, tool, lattice)
+            if found is not None:
+                findings.add(found)
+
+
+def reference_codes(
+    output: Param, param: Param, producer: ToolSignature, consumer: ToolSignature,
+    toolset: Toolset,
+) -> tuple[str, ...]:
+    """What a reference draws when it passes ``output`` of ``producer`` as the input ``param``
+    of ``consumer``: nothing when it is well typed along a declared flow (or the pool declares
+    no flows); ``PC301`` when the types are incompatible (nothing else is said then);
+    ``PC303`` when only an implicit conversion makes it fit; ``PC304`` when the declared
+    flows lack the pair of tools."""
+    compat = _compat(toolset.lattice, output, param.type)
+    if compat is Compat.INCOMPATIBLE:
+        return ("PC301",)
+    undeclared = toolset.has_flows() and (producer.name, consumer.name) not in toolset.flows
+    if compat is Compat.CONVERTIBLE:
+        return ("PC303", "PC304") if undeclared else ("PC303",)
+    return ("PC304",) if undeclared else ()
 
 
 def _plain_path_fits(value: object, param: Param, lattice: TypeLattice) -> bool:
@@ -69,8 +113,15 @@ def _plain_path_fits(value: object, param: Param, lattice: TypeLattice) -> bool:
     common case, settled without building anything.)"""
     if type(value) is not str or param.schema_text is not None:
         return False
+    return plain_path_fits(value, param.type, lattice)
+
+
+def plain_path_fits(value: str, expected: str, lattice: TypeLattice) -> bool:
+    """Whether a string literal passed where ``expected`` is wanted (a parameter without a
+    JSON Schema) certainly draws no diagnostic: it has no extension, or one the type may
+    have."""
     extension = _extension_of(value)
-    return extension is None or lattice.literal_fits(extension, param.type) is not False
+    return extension is None or lattice.literal_fits(extension, expected) is not False
 
 
 def _compat(lattice: TypeLattice, output: Param, expected: str) -> Compat:
@@ -92,39 +143,21 @@ def _compat(lattice: TypeLattice, output: Param, expected: str) -> Compat:
 _COMPAT_MEMO: dict[int, tuple[TypeLattice, dict[tuple[str, bool, str], Compat]]] = {}
 
 
-def _check_reference(
-    resolved: ResolvedReference,
+def reference_diagnostic(
+    code: str,
+    consumer: Step,
+    link: Link,
     param: Param,
     tool: ToolSignature,
-    resolution: Resolution,
-    toolset: Toolset,
-) -> Iterator[Diagnostic] | tuple[()]:
-    lattice = toolset.lattice
-    output = resolved.output
-    producer_tool = resolution.tools.get(resolved.producer.position)
-    if output is None or producer_tool is None:
-        return ()
-    compat = _compat(lattice, output, param.type)
-    well_typed = compat is Compat.OK or compat is Compat.UNKNOWN
-    if well_typed and (not toolset.flows or (producer_tool.name, tool.name) in toolset.flows):
-        return ()  # well typed along a declared flow: the common case, nothing to build
-    return _reference_diagnostics(resolved, param, tool, resolution, toolset, compat,
-                                  producer_tool)
-
-
-def _reference_diagnostics(
-    resolved: ResolvedReference,
-    param: Param,
-    tool: ToolSignature,
-    resolution: Resolution,
-    toolset: Toolset,
-    compat: Compat,
     producer_tool: ToolSignature,
-) -> Iterator[Diagnostic]:
+    toolset: Toolset,
+    facts: PlanFacts,
+) -> Diagnostic:
     lattice = toolset.lattice
-    output = resolved.output
+    output = link.output
     assert output is not None
-    consumer, producer = resolved.consumer, resolved.producer
+    producer = facts.step(link.producer)
+    reference = link.reference
     data = {
         "step": consumer.index,
         "position": consumer.position,
@@ -140,45 +173,42 @@ def _reference_diagnostics(
         producer.tool_span or producer.span,
         f"step {producer.index} `{producer_tool.name}` produces `{output.name}`: `{output.type}`",
     )
-    if compat is Compat.INCOMPATIBLE:
-        yield make(
+    if code == "PC301":
+        return make(
             "PC301",
             f"step {consumer.index} `{tool.name}.{param.name}` expects "
             f"{lattice.describe(param.type)}, but step {producer.index} produces "
             f"`{output.name}`, {lattice.describe(output.type)}",
-            primary=resolved.reference.span,
+            primary=reference.span,
             label=f"expected `{param.type}`, found `{output.type}`",
             secondary=[producer_label],
             help=_bridging_help(output, param, producer_tool, tool, toolset)
-            + _alternatives_help(consumer, param, resolution, lattice),
+            + _alternatives_help(consumer, param, facts, lattice),
             data=data,
             suggestions=_bridging_suggestions(output, param, toolset),
         )
-        return
-    if compat is Compat.CONVERTIBLE:
-        yield make(
+    if code == "PC303":
+        return make(
             "PC303",
             f"step {consumer.index} `{tool.name}.{param.name}` expects `{param.type}`; step "
             f"{producer.index} produces `{output.name}` of type `{output.type}`, which is only "
             f"implicitly convertible",
-            primary=resolved.reference.span,
+            primary=reference.span,
             label=f"`{output.type}` used as `{param.type}`",
             secondary=[producer_label],
             notes=[_conversion_note(output.type, lattice)],
             data=data,
         )
-    if toolset.has_flows() and (
-        (producer_tool.name, tool.name) not in toolset.flows
-    ):
-        yield make(
-            "PC304",
-            f"the declared workflow has no flow from `{producer_tool.name}` to `{tool.name}`",
-            primary=resolved.reference.span,
-            label="undeclared flow",
-            secondary=[producer_label],
-            notes=[_declared_consumers_note(producer_tool.name, toolset)],
-            data={**data, "flow": [producer_tool.name, tool.name]},
-        )
+    assert code == "PC304"
+    return make(
+        "PC304",
+        f"the declared workflow has no flow from `{producer_tool.name}` to `{tool.name}`",
+        primary=reference.span,
+        label="undeclared flow",
+        secondary=[producer_label],
+        notes=[_declared_consumers_note(producer_tool.name, toolset)],
+        data={**data, "flow": [producer_tool.name, tool.name]},
+    )
 
 
 def _check_literal(
@@ -261,19 +291,20 @@ def _bridging_suggestions(output: Param, param: Param, toolset: Toolset) -> list
 
 
 def _alternatives_help(
-    consumer: Step, param: Param, resolution: Resolution, lattice: TypeLattice
+    consumer: Step, param: Param, facts: PlanFacts, lattice: TypeLattice
 ) -> list[str]:
     """Earlier outputs that would fit (a mis-bound reference)."""
     options = []
-    for step in resolution.plan.steps:
-        if step.position >= consumer.position or step.index is None:
+    for position in facts.order:
+        index = facts.indices[position]
+        if position >= consumer.position or index is None:
             continue
-        tool = resolution.tools.get(step.position)
+        tool = facts.tools.get(position)
         if tool is None:
             continue
         for output in tool.outputs:
             if lattice.compat(output, param.type) is Compat.OK:
-                options.append(f"`<GENERATED>-{step.index}-<{output.name}>`")
+                options.append(f"`<GENERATED>-{index}-<{output.name}>`")
     if not options:
         return []
     return ["outputs of earlier steps that fit: " + ", ".join(options[:4])]
