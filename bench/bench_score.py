@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from plancheck.corpus.builtin import builtin_toolset
-from plancheck.corpus.paths import release_dir
+from plancheck.corpus.paths import parity_cases_path, release_dir
 from plancheck.dsl.ast import Toolset
 from plancheck.scoring.batch import ItemScorer, RawRecord, ScoreOptions, Summary, score_records
 from plancheck.scoring.completions import generate_completions, load_gold_tasks
@@ -104,12 +104,27 @@ class Timing:
     ratios: list[float]
 
 
-def _records(tasks: list[tuple[int, list[Any]]], count: int) -> list[dict[str, Any]]:
-    per_task = math.ceil(count / len(tasks))
-    return [
-        {"id": c.id, "task_id": c.task_id, "completion": c.completion}
-        for c in generate_completions(tasks, per_task=per_task, seed=SEED, cover_all_pairs=False)
-    ]
+def _records(
+    tasks: list[tuple[int, list[Any]]], count: int, corpus: str = "generated"
+) -> list[dict[str, Any]]:
+    """``count`` records: generated completions, or (``shared``) the 6,089 shared parity cases
+    first, topped up with generated ones -- the corpus ``bench/bench_scoring.py`` uses, on which
+    the reference evaluator itself runs at about 2% of json.loads."""
+    records: list[dict[str, Any]] = []
+    if corpus == "shared":
+        with parity_cases_path().open(encoding="utf-8") as lines:
+            for line in lines:
+                case = json.loads(line)
+                records.append({"id": f"shared-{case['id']}", "task_id": case["task_id"],
+                                "completion": case["completion"]})
+    missing = count - len(records)
+    if missing > 0:
+        per_task = math.ceil(missing / len(tasks))
+        generated = generate_completions(tasks, per_task=per_task, seed=SEED,
+                                         cover_all_pairs=False)
+        records.extend({"id": c.id, "task_id": c.task_id, "completion": c.completion}
+                       for c in generated)
+    return records
 
 
 def _loads_all(completions: list[str]) -> None:
@@ -201,6 +216,9 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=10_000, help="completions (>= 10000)")
     parser.add_argument("--runs", type=int, default=5, help="timed rounds (median; >= 5)")
     parser.add_argument("--skip-cli", action="store_true", help="in-process modes only")
+    parser.add_argument("--corpus", choices=("generated", "shared"), default="generated",
+                        help="generated completions only, or the shared parity cases topped up "
+                        "with generated ones (bench_scoring.py's corpus)")
     args = parser.parse_args()
     runs = max(args.runs, 5)
     benchmark = release_dir() / "benchmark.jsonl"
@@ -208,7 +226,7 @@ def main() -> int:
         print(f"needs the release: {benchmark} (set PLANCHECK_DATA)", file=sys.stderr)
         return 2
     tasks = load_gold_tasks(benchmark)
-    records = _records(tasks, max(args.count, 10_000))
+    records = _records(tasks, max(args.count, 10_000), args.corpus)
     completions = [str(r["completion"]) for r in records]
     raw = [RawRecord("bench", i, value=r) for i, r in enumerate(records)]
     gold = GoldIndex.load(str(benchmark))
@@ -265,7 +283,7 @@ def main() -> int:
             )
         )
     if not args.skip_cli:
-        _end_to_end(records, tasks, benchmark, n, loads_cpu, runs)
+        _end_to_end(records, tasks, benchmark, n, loads_cpu, runs, args.corpus)
     return 1 if failed else 0
 
 
@@ -276,12 +294,14 @@ def _end_to_end(
     n: int,
     loads_cpu: float,
     runs: int,
+    corpus: str,
 ) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         small, large = Path(scratch) / "small.jsonl", Path(scratch) / "large.jsonl"
         small.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         large.write_text(
-            "".join(json.dumps(r) + "\n" for r in _records(tasks, 4 * n)), encoding="utf-8"
+            "".join(json.dumps(r) + "\n" for r in _records(tasks, 4 * n, corpus)),
+            encoding="utf-8",
         )
         per_item = str(Path(scratch) / "per_item.jsonl")
         base = ["score", "--gold", str(benchmark), "--per-item", per_item, "--format", "json"]
