@@ -91,6 +91,36 @@ def score_all(corpus: Corpus) -> None:
         score_completion(completion, gold)
 
 
+def reference_scorer(checkout: Path) -> Callable[[Corpus], None]:
+    """The reference evaluator of a DisasterBench_Open checkout, driven as its
+    ``baselines/test_baseline.py`` drives it (imported from the user's checkout; nothing of it
+    is part of plancheck)."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, str(checkout))
+    from evaluators.evaluators import Evaluator  # type: ignore[import-not-found]
+
+    evaluator = Evaluator()
+
+    def score(corpus: Corpus) -> None:
+        # The reference prints on failures; its output is not part of what is timed.
+        with contextlib.redirect_stdout(io.StringIO()):
+            for _, completion, gold in corpus:
+                try:  # the harness records a crash of the evaluator as an `exception` verdict
+                    answer = evaluator.normalize_answer_for_evaluation(
+                        "dp", evaluator.extract_answer_from_model_completion(completion))
+                    evaluator.check_answers_equivalence(answer, gold.text)
+                    evaluator.check_tools_correctness(answer, gold.text)
+                    evaluator.check_parameters_correctness(answer, gold.text)
+                    evaluator.check_dependencies_correctness(answer, gold.text)
+                    evaluator.analyze_error_propagation(answer, gold.text)
+                except Exception:  # any crash, as the harness catches it
+                    continue
+
+    return score
+
+
 @dataclass(frozen=True)
 class Timing:
     """Medians over the runs, in seconds per pass over the corpus, and the median ratio."""
@@ -181,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11, help="generator seed (default 11)")
     parser.add_argument("--runs", type=int, default=7, help="interleaved runs, >= 5 (default 7)")
     parser.add_argument("--by-style", action="store_true", help="also break down by style")
+    parser.add_argument("--reference", type=Path, metavar="CHECKOUT", default=None,
+                        help="also time the reference evaluator of a DisasterBench_Open checkout "
+                        "(with json-repair 0.64.6) on the same corpus")
     args = parser.parse_args(argv)
     if args.runs < 5 or args.generated < 0:
         parser.error("--runs must be at least 5 and --generated not negative")
@@ -196,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     loads_all(corpus)
     timing = measure(args.runs, partial(loads_all, corpus), partial(score_all, corpus))
     report(len(corpus), timing)
+    if args.reference is not None:
+        reference = measure(args.runs, partial(loads_all, corpus),
+                            partial(reference_scorer(args.reference), corpus))
+        print(f"the reference evaluator: {reference.score_cpu * 1e6 / len(corpus):.1f} us each, "
+              f"ratio CPU {reference.ratio_cpu:.3f}   wall {reference.ratio_wall:.3f}")
     if args.by_style:
         report_by_style(corpus, args.runs)
     return 0 if timing.ratio_cpu >= TARGET else 1
