@@ -3,7 +3,7 @@
 * every shared parity case (verdicts recorded from the reference) scores identically;
 * every generated completion scores as ``tests/data/reference_verdicts.jsonl.gz`` recorded
   (``scripts/record_reference_verdicts.py`` ran the reference on the same completions);
-* the two json-repair emulations agree with json-repair itself on random inputs;
+* the json-repair emulations agree with json-repair itself on random inputs;
 * properties: the metric relations that hold in the reference hold here, scoring never
   raises, strict mode rejects exactly the leniencies.
 """
@@ -313,6 +313,11 @@ def test_prefixed_plan_emulation_matches_json_repair(
         token = "".join(rng.choice(token_chars) for _ in range(rng.choice([0, 1, 2, 5])))
         prose = "".join(rng.choice(prose_chars) for _ in range(rng.choice([0, 1, 8, 30])))
         candidate = f"[{token}]{prose}{text}"
+        if reference._PREFIX_TOKEN_AND_PROSE.match(candidate):
+            # Such texts skip the other emulations: they must read none of them.
+            assert reference._mend_lenient_json(candidate) is reference._NO_ANSWER, candidate
+            assert reference._mend_doubled_braces(candidate) is reference._NO_ANSWER
+            assert reference._mend_escaped_newlines(candidate) is reference._NO_ANSWER
         emulated = reference._mend_prefixed_plan(candidate)
         if emulated is reference._NO_ANSWER:
             continue
@@ -340,6 +345,36 @@ def _lenient_render(value: Any, rng: random.Random) -> str:
     return text
 
 
+def test_trailing_comma_shortcut_is_the_general_rewrite(
+    gold_tasks: list[tuple[int, list[Any]]],
+) -> None:
+    """The cheap reading of "JSON but for commas before closers" gives exactly what the
+    general lenient rewrite gives, or declines."""
+    rng = random.Random(9)
+    taken = 0
+    for _ in range(3000):
+        _, plan = rng.choice(gold_tasks)
+        value: Any = json.loads(json.dumps(plan))
+        if value and rng.random() < 0.3:  # strings holding commas before closers, quotes
+            rng.choice(value)["note"] = rng.choice(["a,]", "x, }", ",", "it's", "[1,]", "NaN"])
+        text = json.dumps(value, indent=rng.choice([None, 2]))
+        if rng.random() < 0.5:
+            text = re.sub(
+                r"([\]}])", lambda m: ("," if rng.random() < 0.4 else "") + m.group(1), text
+            )
+        if rng.random() < 0.3:
+            text = re.sub(r"\btrue\b", "True", text)
+        if rng.random() < 0.3:
+            cut = text.rfind("]", 0, max(1, len(text) - 1))
+            text = text[: cut + 1] if cut > 0 else text
+        shortcut = reference._json_but_commas_before_closers(text)
+        if shortcut is None:
+            continue
+        taken += 1
+        assert shortcut == reference._strictify(text)[0], text
+    assert taken > 1000
+
+
 def test_lenient_json_emulation_matches_json_repair(
     gold_tasks: list[tuple[int, list[Any]]],
 ) -> None:
@@ -360,6 +395,156 @@ def test_lenient_json_emulation_matches_json_repair(
         checked += 1
         assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
     assert checked > 1000
+
+
+def test_lenient_json_emulation_keeps_empty_object_values(
+    gold_tasks: list[tuple[int, list[Any]]],
+) -> None:
+    # An empty array, object or string as an object's value may stand anywhere (before "}",
+    # before whitespace, at a cut-off end): json-repair only drops empty *array items*.
+    rng = random.Random(7)
+    checked = with_empty_values = 0
+    for _ in range(2500):
+        _, gold = rng.choice(gold_tasks)
+        plan: Any = json.loads(json.dumps(gold))
+        for step in rng.sample(plan, rng.randint(1, len(plan))):
+            key = rng.choice([*step, "extra"])
+            step[key] = rng.choice([[], {}, "", [[]], [{}], {"a": []}, [[], 1], ["", "x"]])
+            if rng.random() < 0.5:  # move it to the end of its object
+                step[key] = step.pop(key)
+        text = _lenient_render(plan, rng)
+        emulated = reference._mend_lenient_json(text)
+        if emulated is reference._NO_ANSWER:
+            continue
+        checked += 1
+        with_empty_values += re.search(r':\s*(?:\[\s*\]|\{\s*\}|"")(?![,\]])', text) is not None
+        assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
+    assert checked > 800
+    assert with_empty_values > 400
+
+
+# Pretty-printed plans whose newlines were written as backslash + n: the reference deletes the
+# backslashes, its single-object regex isolates the first step, and json-repair reads
+# "[" + step + "]" with every newline an "n" of junk.
+_ESCAPED_STRINGS = [
+    *_STRINGS,
+    "a b ",
+    " lead",
+    "x, y",
+    "it's, ok",
+    "a, b: c",
+    "null x",
+    "TRUE)",
+    "nullable",
+    "2nd",
+    "-1",
+    "#tag",
+    "<step0.out>",
+    "{x}",
+    "`q`",
+]
+
+
+def _escaped_scalar(rng: random.Random) -> Any:
+    return rng.choice(
+        [*_ESCAPED_STRINGS, 0, 1, -1, -23, 10**20, 2.5, -1.5, 1e-05, -0.0, True, False, None]
+    )
+
+
+def _escaped_member(rng: random.Random, depth: int) -> Any:
+    roll = rng.random()
+    if roll < 0.4:
+        return _escaped_scalar(rng)
+    if roll < 0.7 or depth:
+        return [_escaped_scalar(rng) for _ in range(rng.choice([0, 1, 1, 2, 3, 5]))]
+    return {
+        rng.choice([*_KEYS, "0", "1", "_x", "a b", ":k"]): _escaped_member(rng, 1)
+        for _ in range(rng.choice([0, 1, 2, 3]))
+    }
+
+
+def _escaped_candidate(step: dict[str, Any], unit: str, base: str) -> str:
+    """What the reference hands json-repair for a step of a plan written with escaped
+    newlines: its text, laid out at the base indentation, the newlines now the letter n."""
+    return "[" + json.dumps(step, indent=unit).replace("\n", "n" + base) + "]"
+
+
+def test_escaped_newline_emulation_matches_json_repair(
+    gold_tasks: list[tuple[int, list[Any]]],
+) -> None:
+    rng = random.Random(5)
+    checked = declined = 0
+    for index in range(3000):
+        unit = rng.choice([" ", "  ", "  ", "    ", "\t", " \t"])
+        base = unit * rng.choice([1, 1, 2]) if rng.random() < 0.9 else rng.choice([" ", "\t"])
+        if index % 3 == 0:
+            _, gold = rng.choice(gold_tasks)
+            plan = json.loads(make_completion(gold, rng.choice(MUTATIONS), "raw", seed=index))
+            if type(plan) is not list or not plan or type(plan[0]) is not dict or not plan[0]:
+                continue
+            step = plan[0]
+        else:
+            keys = rng.sample([*_KEYS, "0", "_x", "a b", ",k", " k"], rng.randint(1, 7))
+            step = {key: _escaped_member(rng, 0) for key in keys}
+        text = _escaped_candidate(step, unit, base)
+        if "\\" in text:
+            continue  # strings needing escapes: the reference would have deleted a backslash
+        emulated = reference._mend_escaped_newlines(text)
+        if emulated is reference._NO_ANSWER:
+            declined += 1
+            continue
+        checked += 1
+        assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
+    assert checked > 1000
+    assert declined > 300  # the generator does reach the shapes left to json-repair
+
+
+def test_escaped_newline_emulation_covers_gold_steps(
+    gold_tasks: list[tuple[int, list[Any]]],
+) -> None:
+    # Every step of every gold plan, as json.dumps(plan, indent=...) lays it out once its
+    # "\n"s have lost their backslashes: the realistic shape, emulated without exception.
+    checked = 0
+    for _, gold in gold_tasks:
+        for unit, step in zip([" ", "  ", "    ", "\t"] * len(gold), gold, strict=False):
+            text = _escaped_candidate(step, unit, unit)
+            emulated = reference._mend_escaped_newlines(text)
+            assert emulated is not reference._NO_ANSWER, text
+            checked += 1
+            if checked % 4 == 0:
+                assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
+    assert checked >= 590
+
+
+def test_escaped_newline_completions_score_as_with_json_repair(
+    gold_tasks: list[tuple[int, list[Any]]],
+    golds: dict[int, GoldPlan],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The whole route (flattening, isolation, emulation, shaping, comparison) for realistic
+    # completions with escaped newlines scores exactly as with json-repair itself.
+    rng = random.Random(6)
+    items = []
+    for index in range(400):
+        task_id, gold = rng.choice(gold_tasks)
+        mutation = rng.choice(MUTATIONS)
+        plan = json.loads(make_completion(gold, mutation, "raw", seed=index))
+        unit = rng.choice([1, 2, 4, "\t"])
+        items.append((task_id, json.dumps(plan, indent=unit).replace("\n", "\\n")))
+    calls = Counter[str]()
+
+    def counted(text: str) -> str:
+        calls["repair_json"] += 1
+        return repair_json(text)
+
+    monkeypatch.setattr(reference, "repair_json", counted)
+    emulated = [score_completion(text, golds[task_id]) for task_id, text in items]
+    assert calls["repair_json"] < len(items) // 10  # the emulation read nearly all of them
+    monkeypatch.setattr(reference, "_mend_escaped_newlines", lambda _: reference._NO_ANSWER)
+    calls.clear()
+    for (task_id, text), verdict in zip(items, emulated, strict=True):
+        assert score_completion(text, golds[task_id]) == verdict, text
+    assert calls["repair_json"] > len(items) // 2  # ... which json-repair read here
 
 
 # --------------------------------------------------------------------------------------------

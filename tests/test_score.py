@@ -469,6 +469,11 @@ def test_metric_implications_hold_on_every_item(
     item = json.loads(scorer.score(RawRecord("p.jsonl", 1, value=record)).line or "null")
     assert_item_invariants(item, prediction)
     assert tuple(item) == PER_ITEM_FIELDS
+    # Strict scoring reads no float dependence, so there every implication holds outright,
+    # EM => Dep included (no prediction is passed: no exception is allowed).
+    strict = ItemScorer(index, TOOLSET, ScoreOptions(strict=True))
+    strict_item = strict.score(RawRecord("p.jsonl", 1, value=record)).line
+    assert_item_invariants(json.loads(strict_item or "null"))
 
 
 @settings(max_examples=60, deadline=None)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, Final
 
+from plancheck.compiler import fast_json
 from plancheck.dsl.ast import Toolset
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_mean, estimate_rate
 from plancheck.scoring.gold import (
@@ -267,6 +268,10 @@ class ItemScorer:
         )
         self.trajectory: TrajectoryScorer | None = trajectory_scorer() if options.extended else None
         self._keyed = gold.single is None  # items carry their task's key (missing tasks)
+        # Nothing but the reference's numbers (--parity-only without --per-item): the item
+        # is the verdict's first five fields.
+        self._bare = not (options.static or options.equivalence or options.extended
+                          or options.lines)
         # Encoded gold-comparison entries (per-item lines), by task, verdict and prediction;
         # the tasks are the gold index's, which outlives this scorer, so their ids are stable.
         self._entries: OrderedDict[tuple[Any, ...], str] | None = (
@@ -275,45 +280,43 @@ class ItemScorer:
 
     def score(self, raw: RawRecord) -> ScoredItem:
         """Never raises for any record."""
+        # (The hot path, tens of thousands of records a second: one call, not three.)
         try:
-            return self._score(raw)
+            record = raw.value
+            if raw.problem is not None:
+                return self._malformed(raw, None, None, raw.problem)
+            if raw.text is not None:
+                try:
+                    record = fast_json.loads(raw.text)
+                except (ValueError, RecursionError) as error:
+                    ident, task_id = _salvage_ids(raw.text)
+                    return self._malformed(raw, ident, task_id, f"the record is not JSON: {error}")
+            if type(record) is not dict:
+                if isinstance(record, list) and self.gold.single is not None:
+                    return self._scored(raw, None, None, "plan", record)
+                return self._malformed(raw, None, None, "the record is not a JSON object")
+            task_id = record.get("task_id")
+            ident = record.get("id")
+            if ident is None:
+                ident = task_id
+            if self.options.raw:
+                kind, payload = ("completion", record[RAW_FIELD]) if RAW_FIELD in record else _NONE
+            elif "completion" in record:  # COMPLETION_FIELDS, the common case first
+                kind, payload = "completion", record["completion"]
+            else:
+                kind, payload = next(
+                    (("plan", record[key]) for key in PLAN_FIELDS if key in record), _NONE
+                )
+            if kind is None:
+                fields = ", ".join(f"`{f}`" for f in (*COMPLETION_FIELDS, *PLAN_FIELDS, RAW_FIELD))
+                return self._malformed(raw, ident, task_id, f"the record has none of {fields}")
+            if task_id is None and self.gold.single is None:
+                return self._malformed(raw, ident, task_id, "the record has no `task_id`")
+            return self._scored(raw, ident, task_id, kind, payload)
         except Exception as error:  # one bad record must not sink the batch
             return self._malformed(
                 raw, None, None, f"internal error: {type(error).__name__}: {error}", code="PC002"
             )
-
-    def _score(self, raw: RawRecord) -> ScoredItem:
-        record = raw.value
-        if raw.problem is not None:
-            return self._malformed(raw, None, None, raw.problem)
-        if raw.text is not None:
-            try:
-                record = json.loads(raw.text)
-            except (ValueError, RecursionError) as error:
-                ident, task_id = _salvage_ids(raw.text)
-                return self._malformed(raw, ident, task_id, f"the record is not JSON: {error}")
-        if type(record) is not dict:
-            if isinstance(record, list) and self.gold.single is not None:
-                return self._scored(raw, None, None, "plan", record)
-            return self._malformed(raw, None, None, "the record is not a JSON object")
-        task_id = record.get("task_id")
-        ident = record.get("id")
-        if ident is None:
-            ident = task_id
-        if self.options.raw:
-            kind, payload = ("completion", record[RAW_FIELD]) if RAW_FIELD in record else _NONE
-        elif "completion" in record:  # COMPLETION_FIELDS, the common case first
-            kind, payload = "completion", record["completion"]
-        else:
-            kind, payload = next(
-                (("plan", record[key]) for key in PLAN_FIELDS if key in record), _NONE
-            )
-        if kind is None:
-            fields = ", ".join(f"`{f}`" for f in (*COMPLETION_FIELDS, *PLAN_FIELDS, RAW_FIELD))
-            return self._malformed(raw, ident, task_id, f"the record has none of {fields}")
-        if task_id is None and self.gold.single is None:
-            return self._malformed(raw, ident, task_id, "the record has no `task_id`")
-        return self._scored(raw, ident, task_id, kind, payload)
 
     def _scored(
         self, raw: RawRecord, ident: Any, task_id: Any, kind: str, payload: Any
@@ -329,9 +332,16 @@ class ItemScorer:
                 return self._malformed(
                     raw, ident, task_id, "`completion` is not a string", task=task
                 )
-            verdict = score_completion(payload, task.prepared, strict=strict)
+            verdict = (
+                score_completion(payload, task.prepared, strict=True)
+                if strict
+                else score_completion(payload, task.prepared)
+            )
         else:
             verdict = score_plan(payload, task.prepared, strict=strict)
+        if self._bare:
+            return ScoredItem(None, raw.source, verdict[0], verdict[1], verdict[2], verdict[3],
+                              None, verdict[4], task.key if self._keyed else None)
         return self._finish(raw, ident, task, verdict)
 
     def _finish(
@@ -669,6 +679,11 @@ class PerItemWriter:
 
 # --------------------------------------------------------------------------- summary
 
+# What the summary counts of an item: em, tool_acc, param_acc, dep_acc, exec_equiv,
+# fpof_type, malformed, static_valid (None: not checked), lint codes.
+_Outcome = tuple[bool, bool, bool, bool, bool | None, str | None, bool, bool | None,
+                 tuple[str, ...]]
+
 
 @dataclass(slots=True)
 class Summary:
@@ -677,37 +692,26 @@ class Summary:
 
     name: str = "all"
     n: int = 0
-    _outcomes: Counter[tuple[bool, bool, bool, bool, bool | None]] = field(default_factory=Counter)
-    fpof: Counter[str] = field(default_factory=Counter)
-    malformed: int = 0
     unmatched: int = 0
-    static_n: int = 0
-    static_valid: int = 0
-    lint: Counter[str] = field(default_factory=Counter)
     f1: dict[str, Counter[float]] = field(default_factory=dict)
     trajectory: dict[str, Counter[float]] = field(default_factory=dict)
     seen_tasks: set[str] = field(default_factory=set)
+    # Items by everything the counts need of them (_Outcome): one dict increment per item;
+    # the rates, FPoF counts and lint counts are added up from it when asked for. Few
+    # combinations occur, so it stays small.
+    _outcomes: dict[_Outcome, int] = field(default_factory=dict)
 
     def add(self, item: ScoredItem) -> None:
         if not item.scored:
             self.unmatched += 1
             return
         self.n += 1
-        # The five booleans and the gap, as one tally of their combinations: a dict
-        # increment per item instead of six (the rates are added up in to_dict).
-        self._outcomes[(item.em, item.tool_acc, item.param_acc, item.dep_acc, item.exec_equiv)] += 1
-        if item.fpof_type is not None:
-            self.fpof[item.fpof_type] += 1
-        if item.malformed:
-            self.malformed += 1
+        outcome = (item.em, item.tool_acc, item.param_acc, item.dep_acc, item.exec_equiv,
+                   item.fpof_type, item.malformed, item.static_valid, item.lint_codes)
+        outcomes = self._outcomes
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
         if item.task_key is not None:
             self.seen_tasks.add(item.task_key)
-        if item.static_valid is not None:
-            self.static_n += 1
-            self.static_valid += item.static_valid
-            lint = self.lint
-            for code in item.lint_codes:  # (Counter.update costs more for these few)
-                lint[code] = lint.get(code, 0) + 1
         if item.f1:
             _tally(self.f1, zip(TASKBENCH_METRICS, item.f1, strict=False))
         if item.trajectory:
@@ -717,7 +721,7 @@ class Summary:
     def rates(self) -> Counter[str]:
         """How many items had each rate metric true (and ``gap``: tool_acc without em)."""
         rates: Counter[str] = Counter(dict.fromkeys((*RATE_METRICS, "gap"), 0))
-        for (em, tool, param, dep, exec_equiv), count in self._outcomes.items():
+        for (em, tool, param, dep, exec_equiv, *_), count in self._outcomes.items():
             rates["em"] += em * count
             rates["tool_acc"] += tool * count
             rates["param_acc"] += param * count
@@ -730,6 +734,40 @@ class Summary:
     def equivalence_n(self) -> int:
         """How many items have execution equivalence computed (the rate's denominator)."""
         return sum(count for outcome, count in self._outcomes.items() if outcome[4] is not None)
+
+    @property
+    def fpof(self) -> Counter[str]:
+        """How many items failed first in each way (FPoF fine type)."""
+        counts: Counter[str] = Counter()
+        for outcome, count in self._outcomes.items():
+            if outcome[5] is not None:
+                counts[outcome[5]] += count
+        return counts
+
+    @property
+    def malformed(self) -> int:
+        """How many records held no readable prediction."""
+        return sum(count for outcome, count in self._outcomes.items() if outcome[6])
+
+    @property
+    def static_n(self) -> int:
+        """How many items were checked statically."""
+        return sum(count for outcome, count in self._outcomes.items() if outcome[7] is not None)
+
+    @property
+    def static_valid(self) -> int:
+        """How many items checked clean statically."""
+        return sum(count for outcome, count in self._outcomes.items() if outcome[7])
+
+    @property
+    def lint(self) -> Counter[str]:
+        """How many items each lint code was reported on."""
+        counts: Counter[str] = Counter()
+        for outcome, count in self._outcomes.items():
+            if outcome[7] is not None:
+                for code in outcome[8]:
+                    counts[code] += count
+        return counts
 
     def to_dict(
         self, gold: GoldIndex | None = None, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0

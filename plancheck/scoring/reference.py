@@ -101,7 +101,7 @@ regexes use possessive quantifiers (their matches are unique, so this cannot cha
 find); comparisons against gold values holding only strings, ``null``, arrays and objects use
 C-level ``==``, provably the same as the type-exact deep equality there (:func:`_is_plain`);
 and for the common kinds of damaged JSON the result of ``json_repair.repair_json`` 0.64.6 is
-computed directly instead of by running its character-level parser (stages 2a-2c below; any
+computed directly instead of by running its character-level parser (stages 2a-2d below; any
 other json-repair version is always called), doubled-brace plans being canonicalised straight
 from recipes cached per step layout.
 
@@ -115,13 +115,15 @@ import importlib.metadata
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import chain, compress, repeat
 from operator import countOf, eq
 from typing import Any, Final, NamedTuple, cast
 
 from json_repair import repair_json
+
+from plancheck.compiler.fast_json import INVALID, loads_or_invalid
 
 __all__ = [
     "CRASH_ERROR_TYPE",
@@ -378,6 +380,11 @@ class GoldPlan:
     # Per step, how many objects it holds, when the plan is simple and every step is shallow
     # (see _shallow_objects); else None.
     step_objects: tuple[int, ...] | None = None
+    # The plan's own JSON in the spellings answers copy verbatim (see _SPELLINGS), by length:
+    # (text, its verdict as the whole answer, its verdict with other text around it).
+    spelled: dict[int, tuple[str, ReferenceVerdict, ReferenceVerdict]] = field(
+        default_factory=dict
+    )
 
     @property
     def plan(self) -> list[Any] | None:
@@ -420,7 +427,33 @@ def _gold_from_text(text: str) -> GoldPlan:
         counts = tuple(count for count in shallow if count is not None)
         if len(counts) != len(shallow):
             counts = None
-    return GoldPlan(text, steps, em_steps, pairs, simple, items, counts)
+    gold = GoldPlan(text, steps, em_steps, pairs, simple, items, counts)
+    if simple and items:
+        _spell(gold, items)
+    return gold
+
+
+# How models most often write a correct plan: exactly as json.dumps does, compact, minified
+# or indented (json mode, or a copy of the prompt's example).
+_SPELLINGS: Final[tuple[dict[str, Any], ...]] = (
+    {},
+    {"separators": (",", ":")},
+    {"indent": 2},
+    {"indent": 4},
+)
+
+
+def _spell(gold: GoldPlan, items: list[Any]) -> None:
+    """Score the gold plan's own spellings once, so that an answer holding one is recognised
+    by comparing text (see :func:`_score_clean_array`)."""
+    for options in _SPELLINGS:
+        text = json.dumps(items, **options)
+        if "\\" in text or len(text) in gold.spelled:
+            continue
+        alone = _score_clean_array(text, gold)
+        around = _score_clean_array(f"x{text}x", gold)
+        if type(alone) is ReferenceVerdict and type(around) is ReferenceVerdict:
+            gold.spelled[len(text)] = (text, alone, around)
 
 
 def _shallow_objects(step: Any) -> int | None:
@@ -523,19 +556,10 @@ def _parse_whole_span(completion: str, found: re.Match[str], notes: list[str]) -
     return value
 
 
-# The C scanner behind json.loads (not in the type stubs): (text, index) -> (value, end).
-_SCAN_JSON_VALUE: Final[Callable[[str, int], tuple[Any, int]]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
 def _loads_bracketed(text: str) -> Any:
-    """``json.loads(text)`` for a text that starts with ``[`` and ends with ``]``, minus the
-    wrapper's overhead: with no whitespace at either end, ``json.loads`` succeeds exactly when
-    the scanner reads one value that ends at the last character. ``_NO_ANSWER`` on failure."""
-    try:
-        value, end = _SCAN_JSON_VALUE(text, 0)
-    except Exception:  # StopIteration, JSONDecodeError, RecursionError, int-digit limits
-        return _NO_ANSWER
-    return value if end == len(text) else _NO_ANSWER
+    """``json.loads(text)``, or ``_NO_ANSWER`` on failure."""
+    value = loads_or_invalid(text)
+    return _NO_ANSWER if value is INVALID else value
 
 
 _NEWLINE_RUN: Final = re.compile(r"\n+")
@@ -668,17 +692,22 @@ def _parse_candidates(text: str, notes: list[str]) -> Any:
 
 def _load_or_mend(candidate: str, notes: list[str]) -> Any:
     """``json.loads``, else ``json.loads(repair_json(...))`` as the reference calls it."""
-    try:
-        return json.loads(candidate)
-    except Exception:
-        pass
+    value = loads_or_invalid(candidate)
+    if value is not INVALID:
+        return value
     value = _NO_ANSWER
     if _EMULATE_JSON_REPAIR:
-        value = _mend_doubled_braces(candidate)
-        if value is _NO_ANSWER:
-            value = _mend_lenient_json(candidate)
-        if value is _NO_ANSWER:
+        if _PREFIX_TOKEN_AND_PROSE.match(candidate) is not None:
+            # No other emulation reads such a text: the doubled-brace and escaped-newline
+            # shapes start "[{", and in the lenient class the first array would end at the
+            # token's "]", before the plan's "[" (extra data, with closers added or not).
             value = _mend_prefixed_plan(candidate)
+        else:
+            value = _mend_doubled_braces(candidate)
+            if value is _NO_ANSWER:
+                value = _mend_escaped_newlines(candidate)
+            if value is _NO_ANSWER:
+                value = _mend_lenient_json(candidate)
     if value is _NO_ANSWER:
         try:
             value = json.loads(repair_json(candidate))
@@ -770,10 +799,7 @@ def _undouble(candidate: str) -> _DoubledPlan | None:
         return None
     if "NaN" in collapsed or "Infinity" in collapsed:
         return None  # json.loads reads these constants, json-repair does not (maybe in strings)
-    try:
-        steps = json.loads(collapsed)
-    except Exception:
-        return None
+    steps = loads_or_invalid(collapsed)
     if type(steps) is not list or not steps:
         return None
     objects = 0
@@ -1129,6 +1155,8 @@ def _holds_string(item: dict[str, Any], word: str) -> bool:
 #   (in an object json-repair reads ``1,x`` as one token);
 # * at the end of the text every open container is closed, but an empty array item (``[]``,
 #   ``{}``, ``""``) that is not directly followed by ``,`` or ``]`` is dropped - not emulated;
+#   an empty *object value* (after ``:``) is kept wherever it stands, as parse_object has no
+#   such rule (``"outputs": []}`` reads as it should, also cut off after the ``]``);
 # * a repeated key inside an array splits the object - not emulated.
 #
 # So for texts in that class ``json.loads(repair_json(text))`` is ``json.loads`` of the text
@@ -1161,6 +1189,24 @@ _NUMBER_GLUED_TO_COMMA: Final = re.compile(r"[0-9],[^ \t\n\r]")
 
 _EMPTY_ITEM_NOT_CLOSED: Final = re.compile(r'(?:\[[ \t\n\r]*\]|\{[ \t\n\r]*\}|"")(?![,\]])')
 
+
+def _has_empty_item_not_closed(text: str) -> bool:
+    """Whether an empty array item that json-repair would drop may occur in ``text``.
+
+    A hit right after a colon (and whitespace) is an object value, not an array item: in
+    text that parses, a colon outside strings separates a key from its value, and after a
+    colon inside a string such a thing can only lie in that same string (a ``""`` there would
+    be two strings in a row), where it is opaque. (Hits are rare, so looking back is cheap.)
+    """
+    for hit in _EMPTY_ITEM_NOT_CLOSED.finditer(text):
+        before = hit.start() - 1
+        while before >= 0 and text[before] in " \t\n\r":
+            before -= 1
+        if before < 0 or text[before] != ":":
+            return True
+    return False
+
+
 _APOSTROPHE_IN_DOUBLE_QUOTES: Final = re.compile(r'"[^"]*\'[^"]*"')
 
 
@@ -1179,10 +1225,13 @@ def _mend_lenient_json(candidate: str) -> Any:
     ):
         return _NO_ANSWER
     try:
-        text, had_single_quotes = _strictify(candidate)
+        text = _json_but_commas_before_closers(candidate)
+        had_single_quotes = False
+        if text is None:
+            text, had_single_quotes = _strictify(candidate)
         if had_single_quotes and _APOSTROPHE_IN_DOUBLE_QUOTES.search(candidate):
             return _NO_ANSWER  # the closing-quote look-ahead could stop inside that string
-        if _EMPTY_ITEM_NOT_CLOSED.search(text):
+        if _has_empty_item_not_closed(text):
             return _NO_ANSWER
         try:
             return json.loads(text, object_pairs_hook=_object_without_repeats)
@@ -1193,6 +1242,40 @@ def _mend_lenient_json(candidate: str) -> Any:
             return json.loads(closed, object_pairs_hook=_object_without_repeats)
     except (_Unsupported, ValueError, RecursionError):
         return _NO_ANSWER
+
+
+_COMMA_BEFORE_CLOSER: Final = re.compile(r",(?=[ \t\n\r]*[\]}])")
+
+
+def _json_but_commas_before_closers(candidate: str) -> str | None:
+    """``_strictify(candidate)[0]``, found cheaply, for a backslash-free candidate that is
+    JSON but for commas before closers and perhaps a cut-off end; None when it is not such a
+    text (or might not be), for :func:`_strictify` to decide.
+
+    Why it is the same text: once those commas are gone the text (closed, if cut off after a
+    ``]``) is JSON, so its tokens are JSON tokens - double-quoted strings without escapes or
+    control characters, numbers, punctuation and whitespace, all of them plain tokens to
+    _strictify, and true/false/null, constants it spells the same - and each comma removed
+    was outside the strings (an even number of quotes before it: without backslashes quotes
+    only delimit strings), where _strictify drops exactly the commas before a closer.
+    NaN and Infinity, which json.loads reads, are bare words to _strictify: such texts are
+    left to it."""
+    if "'" in candidate or "NaN" in candidate or "Infinity" in candidate:
+        return None
+    pieces = []
+    start = 0
+    for comma in _COMMA_BEFORE_CLOSER.finditer(candidate):
+        position = comma.start()
+        if candidate.count('"', 0, position) % 2:
+            return None  # inside a string, if the text is JSON at all
+        pieces.append(candidate[start:position])
+        start = position + 1
+    text = "".join(pieces) + candidate[start:] if pieces else candidate
+    if loads_or_invalid(text) is INVALID:
+        closed = _close_cut_off_text(text)
+        if closed is None or loads_or_invalid(closed) is INVALID:
+            return None
+    return text
 
 
 def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -1293,6 +1376,187 @@ def _loads_valid_plan(text: str) -> Any:
         )
     except (ValueError, _Unsupported, RecursionError):
         return _NO_ANSWER
+
+
+# --------------------------------------------------------------------------------------------
+# Stage 2d: json-repair on a pretty-printed step whose newlines were written as "\n"
+# --------------------------------------------------------------------------------------------
+
+# Completions written as ``json.dumps(plan, indent=2).replace("\n", "\\n")`` - a pretty-printed
+# plan whose newlines are the two characters ``\`` ``n`` - lose their backslashes in the
+# reference's flattening, leaving ``[n  {n    "agent": "X",n    "step": 0,n ...}n]``. The
+# ``n`` after ``[`` defeats the array and run-of-objects regexes, so the single-object regex
+# isolates the first step, and json-repair (~0.5 ms) reads ``"[" + step + "]"``. Call the
+# step's layout ``NL(d)`` = ``n`` + the base indentation (that of the step's closing brace,
+# non-empty) + ``d`` indentation units (non-empty whitespace): the text is ``{`` NL(1) member
+# ``,`` NL(1) member ... NL(0) ``}``, an object member's object ``{`` NL(2) ... NL(1) ``}``, an
+# array ``[`` NL(d+1) item ``,`` ... NL(d) ``]``, and ``[]``/``{}`` when empty. Reading
+# json-repair 0.64.6's parser (parse_object, _parse_object_key, parse_string and its helpers
+# classify_object_value_comma and _handle_right_delimiter_candidate, parse_number,
+# parse_boolean_or_null, parse_array) on exactly this text gives:
+#
+# * *Keys.* Before each key the junk ``n`` + indentation is read as an unquoted key, which
+#   ends at the whitespace and is dropped as "a comment instead of a key" (a quote follows,
+#   not ``:``); the quoted key then takes the "simple quoted string" fast path, as it is
+#   followed by ``:``. Before a closing brace the junk reads as an empty key and the brace
+#   closes the object.
+# * *A member that is not its object's last* is followed by ``,`` NL and the next key, so a
+#   string takes the fast path (its content as is); ``true``/``false``/``null`` are read as
+#   such (a comma delimits them); a number is read up to ``,``, but the letter ``n`` after
+#   it makes parse_number hand over to parse_string, which skips a leading ``-`` and reads
+#   the number's text as an unquoted string up to the comma (the comma is classified as
+#   starting the next member: the next quoted text is a key followed by ``:``). So ``-1``
+#   becomes ``"1"`` and ``2.5`` becomes ``"2.5"``.
+# * *An object's last member*, followed by NL and ``}``. A non-empty string without
+#   ``{}[]``` ``, and without ``:`` or ``'`` if it holds a comma, takes the slow string scanner
+#   (the fast path wants ``,`` or ``}`` next, not ``n``) and comes out as is: each comma is
+#   classified as part of the string, and the closing quote is accepted because after it
+#   comes ``n``, whitespace and ``}``. A number or constant is read as an unquoted string
+#   (``true`` followed by ``n`` is no constant) that runs over the junk ``n`` and the
+#   indentation to the ``}``, where json-repair looks ahead: when the step follows (the
+#   ``}`` closes an object member of the step and more members follow) or nothing follows
+#   (the ``}`` closes the step), the string stops there and is right-stripped: ``"1n"``. When
+#   the ``}`` closes the step's last member, an object, the look-ahead finds the step's own
+#   ``}`` further on and keeps going, so the string takes in ``}`` and the next junk up to
+#   the step's ``}``: ``"1n" + NL(1) indentation + "}n"``; that object then ends at the
+#   step's brace, and the step ends at the ``]`` (no member is lost).
+# * *Array items* are read as unquoted strings starting at the junk ``n``: a number or
+#   constant item gives ``"n" + indentation + its text`` up to the comma (plus ``"n"`` for
+#   the last item, which runs to the ``]``). Before a string item the unquoted ``n`` +
+#   indentation stops at the opening quote (the quotes that follow pair up before the next
+#   ``]``), which is then skipped, and gives ``"n"``; the string's content, which must start
+#   with a letter (else parse_json dispatches on it) and hold no ``,]}`` (which would end or
+#   upset the look-aheads) nor start with a word json-repair reads as a constant, is then
+#   read as an unquoted string up to its closing quote and right-stripped; after the last
+#   string item the junk before ``]`` gives one more ``"n"``. So ``[-1]`` becomes
+#   ``["n      -1n"]`` and ``["a", "b"]`` becomes ``["n", "a", "n", "b", "n"]``.
+# * Empty arrays and objects are read as such.
+#
+# The class emulated: the candidate, without backslashes and ASCII, is ``[`` + a non-empty
+# step object + ``]`` where the step, as laid out above, is exactly what ``json.dumps`` with
+# some indentation unit of spaces and tabs produces, newlines replaced by ``n`` and every
+# line shifted by a non-empty base indentation - checked by parsing the text with the junk
+# turned back into newlines, re-rendering it and comparing byte for byte - whose members are
+# scalars, arrays of scalars, or objects of such (no deeper nesting), whose keys start with a
+# letter, digit or underscore (the look-aheads read the next key's first character), and
+# whose strings obey the rules above where they apply. Everything else - such as a numeric
+# string inside an array, which sends json-repair's array reading astray - goes to json-repair.
+# tests/test_parity.py checks this emulation against json-repair on many random steps.
+
+# Array string items json-repair reads back (see above): a letter first, no , ] or }.
+_JUNK_ARRAY_STRING: Final = re.compile(r"[A-Za-z][^,\]}]*+")
+
+# A string json-repair's parse_boolean_or_null would read as a constant instead.
+_CONSTANT_PREFIX: Final = re.compile(r"(?i:true|false|null|none)[ )]")
+
+# A key whose first character the look-aheads cannot mistake for a delimiter.
+_PLAIN_KEY_START: Final = re.compile(r"[A-Za-z0-9_]")
+
+
+def _mend_escaped_newlines(candidate: str) -> Any:
+    """``json.loads(repair_json(candidate))`` for a pretty-printed step whose newlines became
+    ``n`` (the class described above), or ``_NO_ANSWER`` outside it."""
+    layout = _escaped_newline_layout(candidate)
+    if layout is None:
+        return _NO_ANSWER
+    step, base, unit = layout
+    try:
+        return [_read_junk_object(step, base, unit, 0, False)]
+    except _Unsupported:
+        return _NO_ANSWER
+
+
+def _escaped_newline_layout(candidate: str) -> tuple[dict[str, Any], str, str] | None:
+    """The step, base indentation and indentation unit of a candidate laid out exactly as
+    described above, or None."""
+    if (
+        not candidate.startswith("[{n")
+        or not candidate.endswith("}]")
+        or "\\" in candidate
+        or not candidate.isascii()
+    ):
+        return None
+    text = candidate[1:-1]
+    # Without backslashes every quote delimits a string: outside them (the even pieces) the
+    # letter n is junk except in null. Any other reading fails the re-rendering below.
+    pieces = text.split('"')
+    if not len(pieces) % 2:
+        return None
+    pieces[::2] = [piece.replace("n", "\n").replace("\null", "null") for piece in pieces[::2]]
+    try:
+        step = json.loads('"'.join(pieces), parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return None
+    if type(step) is not dict or not step:
+        return None
+    body = text[2:]
+    first = body[: len(body) - len(body.lstrip(" \t"))]  # NL(1)'s indentation
+    base = text[text.rfind("n") + 1 : -1]  # NL(0)'s
+    if not base or base.strip(" \t") or len(first) <= len(base) or not first.startswith(base):
+        return None
+    unit = first[len(base) :]
+    if json.dumps(step, indent=unit).replace("\n", "n" + base) != text:
+        return None
+    return step, base, unit
+
+
+def _read_junk_object(
+    members: dict[str, Any], base: str, unit: str, depth: int, last_in_step: bool
+) -> dict[str, Any]:
+    """json-repair's reading of an object laid out as above: the step (``depth`` 0) or one
+    of its members (``depth`` 1; ``last_in_step`` when it is the step's last member).
+    Raises ``_Unsupported`` outside the emulated class."""
+    read: dict[str, Any] = {}
+    last_key = next(reversed(members))
+    for key, value in members.items():
+        if _PLAIN_KEY_START.match(key) is None:
+            raise _Unsupported
+        kind = type(value)
+        if kind is str:
+            if key == last_key and not _slow_string_reads_back(value):
+                raise _Unsupported
+            read[key] = value
+        elif kind is list:
+            read[key] = _read_junk_array(value, base + unit * (depth + 2)) if value else []
+        elif kind is dict:
+            if depth:
+                raise _Unsupported  # an object two levels down
+            read[key] = _read_junk_object(value, base, unit, 1, key == last_key) if value else {}
+        elif key != last_key:
+            read[key] = value if value is None or kind is bool else json.dumps(value).lstrip("-")
+        elif depth and last_in_step:
+            read[key] = json.dumps(value).lstrip("-") + "n" + base + unit + "}n"
+        else:
+            read[key] = json.dumps(value).lstrip("-") + "n"
+    return read
+
+
+def _slow_string_reads_back(value: str) -> bool:
+    """Whether json-repair's slow string scanner reads a last member's string as it is."""
+    if not value or "{" in value or "}" in value or "[" in value or "]" in value or "`" in value:
+        return False
+    return "," not in value or (":" not in value and "'" not in value)
+
+
+def _read_junk_array(values: list[Any], indent: str) -> list[Any]:
+    """json-repair's reading of a non-empty array laid out as above, its items indented by
+    ``indent``. Raises ``_Unsupported`` outside the emulated class."""
+    read: list[Any] = []
+    last = len(values) - 1
+    for position, value in enumerate(values):
+        kind = type(value)
+        if kind is str:
+            if _JUNK_ARRAY_STRING.fullmatch(value) is None or _CONSTANT_PREFIX.match(value):
+                raise _Unsupported
+            read.append("n")
+            read.append(value.rstrip())
+            if position == last:
+                read.append("n")
+        elif kind is list or kind is dict:
+            raise _Unsupported
+        else:
+            read.append("n" + indent + json.dumps(value) + ("n" if position == last else ""))
+    return read
 
 
 # --------------------------------------------------------------------------------------------
@@ -2013,6 +2277,15 @@ def _score_clean_array(completion: str, gold: GoldPlan) -> ReferenceVerdict | _U
     end = completion.rfind("]") + 1
     if end <= start:
         return _UNKNOWN
+    spelled = gold.spelled.get(end - start)
+    if spelled is not None and completion.startswith(spelled[0], start):
+        # The span is one of the gold plan's own spellings: everything below depends on the
+        # completion only through the span and whether other text surrounds it.
+        if (start and not completion[:start].isspace()) or (
+            end < len(completion) and not completion[end:].isspace()
+        ):
+            return spelled[2]
+        return spelled[1]
     last = end - 2  # the last character before the closing bracket that is not whitespace
     while last > start and completion[last] in " \t\n\r":
         last -= 1
@@ -2023,14 +2296,8 @@ def _score_clean_array(completion: str, gold: GoldPlan) -> ReferenceVerdict | _U
         first += 1
     if completion[first] != "{" or completion[last] != "}":
         return _UNKNOWN  # not an array of objects from the first [ to the last ]: don't parse
-    try:
-        # Scanning in place is json.loads of the span: the scanner never looks past the
-        # closing bracket of an array, so "one value ending exactly at the span's end" is the
-        # same test on the span and on the whole text.
-        plan, stop = _SCAN_JSON_VALUE(completion, start)
-    except Exception:
-        return _UNKNOWN
-    if stop != end or type(plan) is not list or not plan:
+    plan = loads_or_invalid(completion[start:end])
+    if type(plan) is not list or not plan:
         return _UNKNOWN
     items: list[Any] = gold.items  # type: ignore[assignment]
     same = list(map(eq, plan, items))
@@ -2136,11 +2403,8 @@ def _score_trailing_comma(
     if comma <= start or "{" in completion[:start]:
         return _UNKNOWN
     candidate = completion[start:comma] + "]"
-    try:
-        plan, stop = _SCAN_JSON_VALUE(candidate, 0)
-    except Exception:
-        return _UNKNOWN
-    if stop != len(candidate) or type(plan) is not list or not plan:
+    plan = loads_or_invalid(candidate)
+    if type(plan) is not list or not plan:
         return _UNKNOWN
     if len(plan) == 1:
         # No run of two objects anywhere (nothing but the step holds a brace), so the
