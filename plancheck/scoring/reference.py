@@ -1185,9 +1185,14 @@ _CONSTANTS: Final = {"true": "true", "false": "false", "null": "null", "none": "
 
 # Things the class excludes, found on the whole text (a hit inside a string only costs a call
 # to json-repair): a number glued to ",x"; an empty container or "" not followed by , or ].
-_NUMBER_GLUED_TO_COMMA: Final = re.compile(r"[0-9],[^ \t\n\r]")
+# (Each pattern starts with a literal character, which the regex engine finds at C speed.)
+_NUMBER_GLUED_TO_COMMA: Final = re.compile(r",(?<=[0-9],)[^ \t\n\r]")
 
-_EMPTY_ITEM_NOT_CLOSED: Final = re.compile(r'(?:\[[ \t\n\r]*\]|\{[ \t\n\r]*\}|"")(?![,\]])')
+_EMPTY_ITEMS_NOT_CLOSED: Final = (
+    re.compile(r"\[[ \t\n\r]*\](?![,\]])"),
+    re.compile(r"\{[ \t\n\r]*\}(?![,\]])"),
+    re.compile(r'""(?![,\]])'),
+)
 
 
 def _has_empty_item_not_closed(text: str) -> bool:
@@ -1198,12 +1203,13 @@ def _has_empty_item_not_closed(text: str) -> bool:
     colon inside a string such a thing can only lie in that same string (a ``""`` there would
     be two strings in a row), where it is opaque. (Hits are rare, so looking back is cheap.)
     """
-    for hit in _EMPTY_ITEM_NOT_CLOSED.finditer(text):
-        before = hit.start() - 1
-        while before >= 0 and text[before] in " \t\n\r":
-            before -= 1
-        if before < 0 or text[before] != ":":
-            return True
+    for pattern in _EMPTY_ITEMS_NOT_CLOSED:  # (no two kinds of hit can overlap)
+        for hit in pattern.finditer(text):
+            before = hit.start() - 1
+            while before >= 0 and text[before] in " \t\n\r":
+                before -= 1
+            if before < 0 or text[before] != ":":
+                return True
     return False
 
 
@@ -1225,10 +1231,15 @@ def _mend_lenient_json(candidate: str) -> Any:
     ):
         return _NO_ANSWER
     try:
-        text = _json_but_commas_before_closers(candidate)
-        had_single_quotes = False
-        if text is None:
-            text, had_single_quotes = _strictify(candidate)
+        shortcut = _json_but_commas_before_closers(candidate)
+        if shortcut is not None:
+            text, closed = shortcut
+            if _has_empty_item_not_closed(text):
+                return _NO_ANSWER
+            # Whether the text parses as it stands is known: parse what does (with the
+            # repeated-key check, which the cut-off text would meet first all the same).
+            return json.loads(closed or text, object_pairs_hook=_object_without_repeats)
+        text, had_single_quotes = _strictify(candidate)
         if had_single_quotes and _APOSTROPHE_IN_DOUBLE_QUOTES.search(candidate):
             return _NO_ANSWER  # the closing-quote look-ahead could stop inside that string
         if _has_empty_item_not_closed(text):
@@ -1247,10 +1258,11 @@ def _mend_lenient_json(candidate: str) -> Any:
 _COMMA_BEFORE_CLOSER: Final = re.compile(r",(?=[ \t\n\r]*[\]}])")
 
 
-def _json_but_commas_before_closers(candidate: str) -> str | None:
+def _json_but_commas_before_closers(candidate: str) -> tuple[str, str | None] | None:
     """``_strictify(candidate)[0]``, found cheaply, for a backslash-free candidate that is
-    JSON but for commas before closers and perhaps a cut-off end; None when it is not such a
-    text (or might not be), for :func:`_strictify` to decide.
+    JSON but for commas before closers and perhaps a cut-off end, and with it the text closed
+    by :func:`_close_cut_off_text` when it needs closing (else None); None when the candidate
+    is not such a text (or might not be), for :func:`_strictify` to decide.
 
     Why it is the same text: once those commas are gone the text (closed, if cut off after a
     ``]``) is JSON, so its tokens are JSON tokens - double-quoted strings without escapes or
@@ -1271,11 +1283,12 @@ def _json_but_commas_before_closers(candidate: str) -> str | None:
         pieces.append(candidate[start:position])
         start = position + 1
     text = "".join(pieces) + candidate[start:] if pieces else candidate
-    if loads_or_invalid(text) is INVALID:
-        closed = _close_cut_off_text(text)
-        if closed is None or loads_or_invalid(closed) is INVALID:
-            return None
-    return text
+    if loads_or_invalid(text) is not INVALID:
+        return text, None
+    closed = _close_cut_off_text(text)
+    if closed is None or loads_or_invalid(closed) is INVALID:
+        return None
+    return text, closed
 
 
 def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -1307,20 +1320,32 @@ def _strictify(text: str) -> tuple[str, bool]:
     return "".join(pieces), single_quotes
 
 
+_DOUBLE_QUOTED: Final = re.compile(r'"[^"]*"')
+_NOT_A_SQUARE_OR_CURLY: Final = bytes(b for b in range(256) if b not in b"[]{}")
+_SQUARE_OR_CURLY_CLOSER: Final = {ord("["): ord("]"), ord("{"): ord("}")}
+
+
 def _close_cut_off_text(text: str) -> str | None:
     """Append the closers json-repair supplies at the end of a text cut off after a ``]``."""
     if not text.rstrip().endswith("]"):
         return None
-    structure = re.sub(r'"[^"]*"', "", text)
-    expected: list[str] = []
+    # The brackets outside double-quoted strings, in order (non-ASCII characters encode to
+    # bytes >= 0x80, which the filter drops with everything else).
+    structure = (
+        _DOUBLE_QUOTED.sub("", text)
+        .encode("utf-8", "surrogatepass")
+        .translate(None, _NOT_A_SQUARE_OR_CURLY)
+    )
+    expected: list[int] = []
     for char in structure:
-        if char in "[{":
-            expected.append("]" if char == "[" else "}")
-        elif char in "]}" and (not expected or expected.pop() != char):
+        closer = _SQUARE_OR_CURLY_CLOSER.get(char)
+        if closer is not None:
+            expected.append(closer)
+        elif not expected or expected.pop() != char:
             return None
     if not expected:
         return None
-    return text + "".join(reversed(expected))
+    return text + bytes(reversed(expected)).decode("ascii")
 
 
 # --------------------------------------------------------------------------------------------
