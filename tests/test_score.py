@@ -223,6 +223,39 @@ def test_predictions_without_gold_are_reported_not_scored(
     assert item["id"] == gold_tasks[0]["task_id"] and item["fpof_type"] == "early_stop"
 
 
+def test_strict_scoring_reads_no_leniency(
+    tmp_path: Path,
+    benchmark_path: Path,
+    gold_tasks: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The reference reads a wrapped plan with an alias key and a trailing comma as the gold
+    plan; --scoring strict (and its short form --strict) reads it as a format error."""
+    task = gold_tasks[0]
+    plan = copy.deepcopy(task["structured_plan"])
+    plan[0]["agent_name"] = plan[0].pop("agent")
+    lenient = json.dumps({"structured_plan": plan})[:-2] + ",]}"
+    records = [
+        {"id": "lenient", "task_id": task["task_id"], "completion": lenient},
+        {"id": "clean", "task_id": task["task_id"],
+         "completion": json.dumps(task["structured_plan"])},
+    ]
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in records))
+    results = {}
+    for mode in (["--scoring", "reference"], ["--scoring", "strict"], ["--strict"]):
+        per_item = tmp_path / f"{'_'.join(mode)}.jsonl"
+        main(["score", "--gold", str(benchmark_path), str(predictions), "--per-item",
+              str(per_item), "--bootstrap", "0", *mode])
+        results[" ".join(mode)] = {i["id"]: (i["em"], i["fpof_type"]) for i in read_lines(per_item)}
+    capsys.readouterr()
+    assert results["--scoring reference"] == {"lenient": (True, None), "clean": (True, None)}
+    assert results["--scoring strict"] == {
+        "lenient": (False, "format_error"), "clean": (True, None)
+    }
+    assert results["--strict"] == results["--scoring strict"]
+
+
 def test_usage_and_io_errors(
     tmp_path: Path, benchmark_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -53,9 +53,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="detailed predictions: re-score raw_selected_completion instead of model_answer",
     )
     parser.add_argument(
+        "--scoring",
+        choices=("reference", "strict"),
+        default="reference",
+        help="reference: read answers exactly as the reference evaluator does (json-repair, "
+        "wrappers, alias keys; the default); strict: no leniency, one JSON document of "
+        "schema-exact steps, or it is a format error",
+    )
+    parser.add_argument(
         "--strict",
         action="store_true",
-        help="no leniency: one JSON document of schema-exact steps, or it is a format error",
+        help="the same as --scoring strict",
     )
     parser.add_argument(
         "--parity-only",
@@ -124,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"plancheck: error[PC001]: cannot read {path}", file=sys.stderr)
         return EXIT_ERROR
     options = ScoreOptions(
-        strict=args.strict,
+        strict=args.strict or args.scoring == "strict",
         raw=args.raw,
         static=not args.parity_only,
         extended=not (args.parity_only or args.no_extended),
