@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plancheck.compiler.fast_json import INVALID, loads, loads_or_invalid, loads_span
+from plancheck.compiler.fast_json import INVALID, loads, loads_or_invalid
 
 _scalars = (
     st.none()
@@ -140,16 +139,6 @@ def test_deep_nesting_fails_where_json_loads_fails(frames: int) -> None:
         ours = _at_stack_depth(frames, lambda text=text: _outcome(loads, text))
         theirs = _at_stack_depth(frames, lambda text=text: _outcome(json.loads, text))
         assert ours == theirs, (frames, depth)
-
-
-def test_span_reading_is_json_loads_of_the_slice() -> None:
-    text = 'The plan: [{"agent": "A", "step": 0}] done [1e400]'
-    start, end = text.index("["), text.index("]") + 1
-    assert loads_span(text, start, end) == [{"agent": "A", "step": 0}]
-    refused = text.rindex("[")
-    assert math.isinf(loads_span(text, refused, len(text))[0])  # msgspec refuses; json reads
-    with pytest.raises(json.JSONDecodeError):
-        loads_span(text, 0, end)
 
 
 def _invalid_or_value(text: str) -> str:

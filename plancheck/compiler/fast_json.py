@@ -6,7 +6,7 @@ runs at a fixed speed. msgspec's decoder reads the same JSON into the same Pytho
 ``Infinity`` and ``-Infinity``, numbers too large for a float (``1e400``, which ``json.loads``
 reads as infinity), escaped lone surrogates (``"\\ud800"``) and raw ones in the text. On
 everything it accepts it agrees with ``json.loads`` value for value: the same types (an int
-stays an int at any size, ``1.0`` and ``1e5`` are floats), the same correctly rounded floats,
+stays an int however long, ``1.0`` and ``1e5`` are floats), the same correctly rounded floats,
 the same key order, and the last value of a repeated key in the first key's place. So
 :func:`loads` asks msgspec first and hands every text it refuses to ``json.loads``, whose answer,
 or error, then stands. ``tests/test_fast_json.py`` checks the agreement on generated values,
@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["INVALID", "loads", "loads_or_invalid", "loads_span"]
+__all__ = ["INVALID", "loads", "loads_or_invalid"]
 
 _STANDARD: Final = json.loads
 
@@ -67,15 +67,6 @@ def loads(text: str) -> Any:
         return _DECODE(text)
     except Exception:  # refused: the standard decoder decides (and raises its own error)
         return _STANDARD(text)
-
-
-def loads_span(text: str, start: int, end: int) -> Any:
-    """Exactly ``json.loads(text[start:end])``."""
-    span = text[start:end]
-    try:
-        return _DECODE(span)
-    except Exception:
-        return _STANDARD(span)
 
 
 def loads_or_invalid(text: str) -> Any:
