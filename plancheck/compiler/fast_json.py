@@ -45,7 +45,11 @@ INVALID: Final = _Invalid()
 
 def _first_decode(text: str) -> Any:
     global _DECODE, _MALFORMED  # noqa: PLW0603 - replaced on first use
-    import msgspec
+    try:
+        import msgspec
+    except ImportError:  # (a declared dependency; without it, json.loads does all the work)
+        _DECODE = _STANDARD
+        return _DECODE(text)
 
     _DECODE = msgspec.json.Decoder().decode
     # Malformed JSON, exactly (its subclass ValidationError is a number out of range).
