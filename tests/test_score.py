@@ -68,6 +68,12 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def score_with_per_item(gold: Path, predictions: Path, per_item: Path, *options: str) -> int:
+    """``plancheck score --gold GOLD PREDICTIONS --per-item PER_ITEM OPTIONS...``."""
+    return main(["score", "--gold", str(gold), str(predictions), "--per-item", str(per_item),
+                 *options])
+
+
 def assert_item_invariants(item: dict[str, Any], prediction: Any = None) -> None:
     """``prediction`` (the plan scored, when known) explains the one documented exception."""
     assert list(item) == SPEC_FIELDS
@@ -108,18 +114,7 @@ def test_per_item_fields_and_verdicts_match_the_reference(
         )
     )
     per_item = tmp_path / "per_item.jsonl"
-    code = main(
-        [
-            "score",
-            "--gold",
-            str(benchmark_path),
-            str(predictions),
-            "--per-item",
-            str(per_item),
-            "--bootstrap",
-            "0",
-        ]
-    )
+    code = score_with_per_item(benchmark_path, predictions, per_item, "--bootstrap", "0")
     assert code == 0
     out = capsys.readouterr().out
     assert "Exact match (EM)" in out and "First point of failure" in out
@@ -153,19 +148,8 @@ def test_malformed_records_are_format_errors_and_never_stop_the_batch(
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text("\n".join(lines) + "\n")
     per_item = tmp_path / "per_item.jsonl"
-    code = main(
-        [
-            "score",
-            "--gold",
-            str(benchmark_path),
-            str(predictions),
-            "--per-item",
-            str(per_item),
-            "--format",
-            "json",
-            "--bootstrap",
-            "0",
-        ]
+    code = score_with_per_item(
+        benchmark_path, predictions, per_item, "--format", "json", "--bootstrap", "0"
     )
     assert code == 1  # findings: records that could not be read
     summary = json.loads(capsys.readouterr().out)["total"]
@@ -205,18 +189,7 @@ def test_predictions_without_gold_are_reported_not_scored(
         + "\n"
     )
     per_item = tmp_path / "per_item.jsonl"
-    code = main(
-        [
-            "score",
-            "--gold",
-            str(benchmark_path),
-            str(predictions),
-            "--per-item",
-            str(per_item),
-            "--bootstrap",
-            "0",
-        ]
-    )
+    code = score_with_per_item(benchmark_path, predictions, per_item, "--bootstrap", "0")
     captured = capsys.readouterr()
     assert code == 1 and "123456" in captured.err
     (item,) = read_lines(per_item)
@@ -245,8 +218,7 @@ def test_strict_scoring_reads_no_leniency(
     results = {}
     for mode in (["--scoring", "reference"], ["--scoring", "strict"], ["--strict"]):
         per_item = tmp_path / f"{'_'.join(mode)}.jsonl"
-        main(["score", "--gold", str(benchmark_path), str(predictions), "--per-item",
-              str(per_item), "--bootstrap", "0", *mode])
+        score_with_per_item(benchmark_path, predictions, per_item, "--bootstrap", "0", *mode)
         results[" ".join(mode)] = {i["id"]: (i["em"], i["fpof_type"]) for i in read_lines(per_item)}
     capsys.readouterr()
     assert results["--scoring reference"] == {"lenient": (True, None), "clean": (True, None)}
@@ -291,19 +263,8 @@ def test_jobs_two_equals_jobs_one(
     outputs = []
     for jobs in ("1", "2"):
         per_item = tmp_path / f"per_item_{jobs}.jsonl"
-        main(
-            [
-                "score",
-                "--gold",
-                str(benchmark_path),
-                str(predictions),
-                "--per-item",
-                str(per_item),
-                "--jobs",
-                jobs,
-                "--format",
-                "json",
-            ]
+        score_with_per_item(
+            benchmark_path, predictions, per_item, "--jobs", jobs, "--format", "json"
         )
         outputs.append((per_item.read_bytes(), json.loads(capsys.readouterr().out)))
     assert outputs[0][0] == outputs[1][0]
@@ -661,7 +622,7 @@ def test_per_item_lines_are_exactly_json_encoded(
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text("\n".join(lines) + "\n", encoding="utf-8")
     per_item = tmp_path / "per_item.jsonl"
-    main(["score", "--gold", str(benchmark_path), str(predictions), "--per-item", str(per_item)])
+    score_with_per_item(benchmark_path, predictions, per_item)
     # JSONL lines end at "\n" only (str.splitlines would also split at U+2028).
     written = per_item.read_text(encoding="utf-8").split("\n")
     assert written.pop() == ""

@@ -778,9 +778,10 @@ class Summary:
             ).to_dict()
 
         rates = self.rates
-        failures = sum(self.fpof.values())
+        fpof = self.fpof  # (each of these counts is added up from the tally when asked for)
+        failures = sum(fpof.values())
         categories: Counter[str] = Counter()
-        for kind, count in self.fpof.items():
+        for kind, count in fpof.items():
             categories[fpof_category(kind) or "?"] += count
         document: dict[str, Any] = {
             "name": self.name,
@@ -801,7 +802,7 @@ class Summary:
                 "failures": failures,
                 "types": {
                     kind: {"count": count, **rate(f"fpof:{kind}", count, failures)}
-                    for kind, count in self.fpof.most_common()
+                    for kind, count in fpof.most_common()
                 },
                 "categories": {
                     cat: {"count": count, **rate(f"cat:{cat}", count, failures)}
@@ -811,11 +812,12 @@ class Summary:
         }
         if gold is not None and gold.single is None:
             document["missing_tasks"] = sum(1 for task in gold.tasks if task not in self.seen_tasks)
-        if self.static_n:
+        static_n = self.static_n
+        if static_n:
             document["static"] = {
-                "valid": rate("static_valid", self.static_valid, self.static_n),
+                "valid": rate("static_valid", self.static_valid, static_n),
                 "lint_rates": {
-                    code: {"count": count, **rate(f"lint:{code}", count, self.static_n)}
+                    code: {"count": count, **rate(f"lint:{code}", count, static_n)}
                     for code, count in sorted(self.lint.items())
                 },
             }
