@@ -55,11 +55,13 @@ CATEGORIES = {"Tool Mismatch", "Parameter Binding Error", "Structural Error"}
 
 
 def _non_int_dependence(plan: Any) -> bool:
+    """Whether some step's dependence (or its alias `dependencies`, which the reference reads
+    as it) lists a member that is not an int."""
     steps = plan if isinstance(plan, list) else []
     return any(
         isinstance(step, dict)
-        and isinstance(step.get("dependence"), list)
-        and any(type(member) is not int for member in step["dependence"])
+        and isinstance(dependence := step.get("dependence", step.get("dependencies")), list)
+        and any(type(member) is not int for member in dependence)
         for step in steps
     )
 
