@@ -61,6 +61,9 @@ def check_median_us(*, types: bool, interpret: bool, rounds: int = 41, loops: in
 
 
 def main() -> int:
+    from plancheck.build_info import build_info
+
+    print(f"build: {build_info().label}")
     results = {
         "cli_small_plan_ms": (cli_median_ms(), 150.0),
         "check_core_us": (check_median_us(types=False, interpret=False), 50.0),

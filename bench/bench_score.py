@@ -69,6 +69,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from plancheck.build_info import build_info
 from plancheck.corpus.builtin import builtin_toolset
 from plancheck.corpus.paths import parity_cases_path, release_dir
 from plancheck.dsl.ast import Toolset
@@ -246,6 +247,7 @@ def main() -> int:
     gc.collect()
     gc.freeze()
 
+    print(f"build: {build_info().label}")
     print(
         f"{n} completions from {len(tasks)} gold plans (seed {SEED}, realistic mix); "
         f"{runs} rounds, medians; load average {os.getloadavg()[0]:.1f}"

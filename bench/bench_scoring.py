@@ -45,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from plancheck.build_info import build_info
 from plancheck.corpus.paths import parity_cases_path, release_dir
 from plancheck.scoring.completions import generate_completions, load_gold_tasks
 from plancheck.scoring.reference import GoldPlan, prepare_gold, score_completion
@@ -163,6 +164,7 @@ def _per_second(count: int, seconds: float) -> str:
 
 
 def report(count: int, timing: Timing) -> None:
+    print(f"build: {build_info().label}")
     print(f"completions: {count:,}")
     print("                          CPU time (headline)                   wall clock")
     print(

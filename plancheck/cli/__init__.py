@@ -59,12 +59,24 @@ def _available() -> dict[str, Any]:
     return modules
 
 
+class _Version(argparse.Action):
+    """``--version``: the version and which build runs (read only when asked)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from plancheck.build_info import build_info
+
+        print(f"plancheck {__version__} ({build_info().label})")
+        parser.exit()
+
+
 def build_parser(modules: dict[str, Any]) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="plancheck",
         description="A statically typed, compiler-style checker for LLM tool-use plans.",
     )
-    parser.add_argument("--version", action="version", version=f"plancheck {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version and the build (compiled or plain Python)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in modules.items():
         help_text = SUBCOMMANDS[name][1]

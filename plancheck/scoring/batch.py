@@ -281,6 +281,8 @@ class ItemScorer:
     def score(self, raw: RawRecord) -> ScoredItem:
         """Never raises for any record."""
         # (The hot path, tens of thousands of records a second: one call, not three.)
+        ident: Any = None
+        task_id: Any = None
         try:
             record = raw.value
             if raw.problem is not None:

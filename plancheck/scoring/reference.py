@@ -2168,8 +2168,10 @@ def _strict_step_problem(item: Any) -> str | None:
     if not isinstance(item, dict):
         return "is not an object"
     if item.keys() != _CANONICAL_KEYS:
-        missing = sorted(_CANONICAL_KEYS - item.keys())
-        extra = sorted(item.keys() - _CANONICAL_KEYS)
+        # (Comprehensions: ``frozenset - dict_keys`` is a set at run time, not the frozenset
+        # typeshed declares, which compiled code would reject.)
+        missing = sorted(key for key in _CANONICAL_KEYS if key not in item)
+        extra = sorted(key for key in item if key not in _CANONICAL_KEYS)
         return f"keys differ from the schema (missing {missing}, extra {extra})"
     if type(item["step"]) is not int:
         return "`step` is not an integer"

@@ -1,0 +1,128 @@
+"""Build plancheck, compiling its hot path to C with mypyc when it can.
+
+Every scored prediction runs through the same few modules (reading completions, the
+reference evaluator's verdict, the one-pass static checker, the symbolic interpreter's
+canonical forms, the batch scorer). mypyc compiles them from their type annotations, as it
+does mypy and black, and runs them about 1.5 times as fast (``bench/bench_score.py`` prints
+which build it measures). The Python sources stay the package's sources: every module also
+runs as plain Python, and ``plancheck --version`` says which build is installed.
+
+``PLANCHECK_COMPILE`` chooses:
+
+* unset or ``auto``: compile when mypyc and a C compiler are at hand, else install plain
+  Python and say why on stderr;
+* ``1``: compile, and fail the install if that fails (CI sets this);
+* ``0``: plain Python only (quickest to install; edits to the sources take effect at once).
+
+An editable install (``pip install -e .``) compiles in place: after editing a compiled
+module, install again (``plancheck --version`` and the test suite report stale modules).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+# The modules every scored item runs through (and the static checker's per-step phases).
+HOT_PATH = [
+    "plancheck/compiler/fast_json.py",
+    "plancheck/compiler/findings.py",
+    "plancheck/compiler/fused.py",
+    "plancheck/compiler/lowering.py",
+    "plancheck/interp/canonical.py",
+    "plancheck/interp/checks.py",
+    "plancheck/scoring/answers.py",
+    "plancheck/scoring/batch.py",
+    "plancheck/scoring/gold.py",
+    "plancheck/scoring/metrics.py",
+    "plancheck/scoring/reference.py",
+    "plancheck/typecheck/deps.py",
+    "plancheck/typecheck/names.py",
+    "plancheck/typecheck/types.py",
+]
+# mypyc type-checks what it compiles. Packages missing from the build environment are read
+# as untyped (their calls stay dynamic); the project's own strict configuration is for
+# development, where every dependency is installed.
+MYPY_FLAGS = ["--config-file=", "--ignore-missing-imports"]
+
+
+def _mode() -> str:
+    mode = os.environ.get("PLANCHECK_COMPILE", "auto").strip().lower() or "auto"
+    if mode not in {"auto", "0", "1"}:
+        sys.exit(f"PLANCHECK_COMPILE must be auto, 0 or 1, not {mode!r}")
+    return mode
+
+
+def _say(message: str) -> None:
+    print(f"plancheck build: {message}", file=sys.stderr)
+
+
+def _compiled_extensions(mode: str) -> list[Any]:
+    if mode == "0":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError as error:
+        if mode == "1":
+            raise
+        _say(f"installing plain Python (mypyc is not available: {error})")
+        return []
+    try:
+        return list(mypycify(
+            [*MYPY_FLAGS, *HOT_PATH], opt_level="3", debug_level="0", group_name="plancheck"
+        ))
+    except (Exception, SystemExit) as error:  # mypyc exits on a type error
+        if mode == "1":
+            raise
+        _say(f"installing plain Python (mypyc could not compile the hot path: {error})")
+        return []
+
+
+class OptionalBuildExt(build_ext):
+    """Builds the compiled modules; in ``auto`` mode a failed C build (no compiler, no
+    Python headers) leaves plain Python in place instead of failing the install."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as error:
+            if _mode() == "1":
+                raise
+            _say(f"installing plain Python (the C build failed: {error})")
+            # A compiled module needs the shared library of them all: none, or all.
+            for ext in self.extensions:
+                path = self.get_ext_fullpath(ext.name)
+                if os.path.exists(path):
+                    os.remove(path)
+            self.extensions = []
+        self._record()
+
+    def _record(self) -> None:
+        """Write ``plancheck/_build.json`` beside the compiled modules: the hash of each
+        one's source, by which ``plancheck.build_info`` tells a stale build."""
+        package = os.path.dirname(self.get_ext_fullpath("plancheck._build"))
+        record = os.path.join(package, "_build.json")
+        if not self.extensions:
+            if os.path.exists(record):
+                os.remove(record)
+            return
+        from mypy.version import __version__ as mypy_version
+
+        sources = {}
+        for path in HOT_PATH:
+            with open(path, "rb") as source:
+                sources[path[:-3].replace("/", ".")] = hashlib.sha256(source.read()).hexdigest()
+        os.makedirs(package, exist_ok=True)
+        with open(record, "w", encoding="utf-8") as handle:
+            json.dump({"compiler": f"mypyc {mypy_version}", "sources": sources}, handle,
+                      indent=1, sort_keys=True)
+            handle.write("\n")
+
+
+setup(ext_modules=_compiled_extensions(_mode()), cmdclass={"build_ext": OptionalBuildExt})
