@@ -1,8 +1,9 @@
 """The built-in DisasterBench tool pool, written in the workflow DSL (``disasterbench.wf``).
 
 Parsing the DSL costs tens of milliseconds (Lark); the compiled toolset is therefore cached as a
-pickle in the user's cache directory, keyed by a hash of the DSL source and of the IR module that
-defines the pickled classes, so the linter's start-up pays for it once.
+pickle in the user's cache directory, keyed by a hash of the DSL source, of its path (the spans
+of the toolset name it: two installs must not share an entry) and of the IR module that defines
+the pickled classes, so the linter's start-up pays for it once.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def _cache_file(source: bytes) -> Path:
     from plancheck.dsl import ast
 
     digest = hashlib.sha256(
-        source + Path(ast.__file__).read_bytes() + f"|{_CACHE_FORMAT}".encode()
+        source + Path(ast.__file__).read_bytes()
+        + f"|{_CACHE_FORMAT}|{BUILTIN_PATH}".encode()
     ).hexdigest()[:20]
     return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.pickle"
 
