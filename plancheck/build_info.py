@@ -31,7 +31,7 @@ class BuildInfo:
     def label(self) -> str:
         if not self.compiled:
             return "plain Python"
-        label = f"hot path compiled by {self.compiler or 'mypyc'} ({len(self.compiled)} modules)"
+        label = f"hot path compiled by {self.compiler or 'mypyc'}, {len(self.compiled)} modules"
         if self.stale:
             label += (f"; STALE, built before their sources changed: {', '.join(self.stale)} "
                       "(install again)")
