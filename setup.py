@@ -29,7 +29,8 @@ from typing import Any
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The modules every scored item runs through (and the static checker's per-step phases).
+# The modules every scored item runs through (and the static checker's per-step phases, and
+# the trajectory metrics of a full `plancheck score`).
 HOT_PATH = [
     "plancheck/compiler/fast_json.py",
     "plancheck/compiler/findings.py",
@@ -42,6 +43,7 @@ HOT_PATH = [
     "plancheck/scoring/gold.py",
     "plancheck/scoring/metrics.py",
     "plancheck/scoring/reference.py",
+    "plancheck/scoring/trajectory.py",
     "plancheck/typecheck/deps.py",
     "plancheck/typecheck/names.py",
     "plancheck/typecheck/types.py",
