@@ -6,7 +6,7 @@ import json
 import pickle
 from pathlib import Path
 
-from plancheck.corpus.builtin import builtin_toolset, parse_builtin_toolset
+from plancheck.corpus.builtin import BUILTIN_PATH, builtin_toolset, parse_builtin_toolset
 from plancheck.corpus.release import graph_flows, read_manifest, release_toolset
 from plancheck.corpus.toolsets import load_toolset
 from plancheck.dsl.ast import Toolset
@@ -53,6 +53,8 @@ def test_cached_toolset_equals_a_fresh_parse(toolset: Toolset) -> None:
     assert fresh.flows == toolset.flows
     clone = pickle.loads(pickle.dumps(fresh))
     assert clone.tools == fresh.tools and clone.lattice.ancestors == fresh.lattice.ancestors
+    # Spans name this installation's DSL file, even when another checkout shares the cache.
+    assert {tool.span.file for tool in toolset.tools.values()} == {str(BUILTIN_PATH)}
 
 
 def test_lattice_subtyping(toolset: Toolset) -> None:
