@@ -32,18 +32,18 @@ from setuptools.command.build_ext import build_ext
 # The modules every scored item runs through (and the static checker's per-step phases, and
 # the trajectory metrics of a full `plancheck score`).
 HOT_PATH = [
-    "plancheck/compiler/fast_json.py",
-    "plancheck/compiler/findings.py",
-    "plancheck/compiler/fused.py",
+    "plancheck/fast_json.py",
+    "plancheck/diagnostics/findings.py",
+    "plancheck/compiler/checker.py",
     "plancheck/compiler/lowering.py",
     "plancheck/interp/canonical.py",
     "plancheck/interp/checks.py",
-    "plancheck/scoring/answers.py",
+    "plancheck/dora/paper_answers.py",
     "plancheck/scoring/batch.py",
     "plancheck/scoring/gold.py",
     "plancheck/scoring/metrics.py",
     "plancheck/scoring/reference.py",
-    "plancheck/scoring/trajectory.py",
+    "plancheck/dora/paper_metrics.py",
     "plancheck/typecheck/deps.py",
     "plancheck/typecheck/names.py",
     "plancheck/typecheck/types.py",

@@ -22,7 +22,7 @@ import plancheck
 from plancheck.corpus.paths import parity_cases_path, release_dir
 from plancheck.corpus.release import read_tasks
 from plancheck.scoring.reference import prepare_gold, score_completion
-from plancheck.typecheck.repair import repair_plan
+from plancheck.smt.repair import repair_plan
 
 
 def main() -> int:

@@ -16,8 +16,8 @@ from typing import Any
 
 from plancheck.compiler.lowering import lower_plan
 from plancheck.corpus.builtin import builtin_toolset
-from plancheck.dsl.ast import Span
-from plancheck.typecheck.solver import explain_conflicts, repair_plan
+from plancheck.diagnostics.span import Span
+from plancheck.smt.explain import explain_conflicts, repair_plan
 
 BUDGET_MS = 200.0
 RUNS = 15

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from plancheck.cli import main
 from plancheck.corpus.paths import release_dir
-from plancheck.scoring.completions import generate_completions, load_gold_tasks
+from plancheck.testing.completions import generate_completions, load_gold_tasks
 
 OUT = Path(__file__).resolve().parent / "results"
 PLANNERS = {"sim-large": 0.92, "sim-small": 0.62}  # skill: P(exact) on a one-step task

@@ -19,11 +19,11 @@ _EXPORTS = {
     "load_toolset": "plancheck.api",
     "score": "plancheck.api",
     "Report": "plancheck.compiler.driver",
-    "Diagnostic": "plancheck.compiler.diagnostics",
-    "Severity": "plancheck.compiler.severity",
-    "Toolset": "plancheck.dsl.ast",
-    "Plan": "plancheck.dsl.ast",
-    "repair": "plancheck.planners.repair",
+    "Diagnostic": "plancheck.diagnostics.model",
+    "Severity": "plancheck.diagnostics.severity",
+    "Toolset": "plancheck.ir.nodes",
+    "Plan": "plancheck.ir.nodes",
+    "repair": "plancheck.planners.repair_loop",
 }
 
 __all__ = [
@@ -41,11 +41,11 @@ __all__ = [
 
 if TYPE_CHECKING:
     from plancheck.api import check, load_toolset, score
-    from plancheck.compiler.diagnostics import Diagnostic
     from plancheck.compiler.driver import Report
-    from plancheck.compiler.severity import Severity
-    from plancheck.dsl.ast import Plan, Toolset
-    from plancheck.planners.repair import repair
+    from plancheck.diagnostics.model import Diagnostic
+    from plancheck.diagnostics.severity import Severity
+    from plancheck.ir.nodes import Plan, Toolset
+    from plancheck.planners.repair_loop import repair
 
 
 def __getattr__(name: str) -> Any:

@@ -13,10 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plancheck.compiler.driver import CheckOptions, Report, check_source, check_unit
-from plancheck.compiler.frontends import PlanUnit, parse_source, sniff_kind
-from plancheck.compiler.positions import LineIndex, Positions
-from plancheck.dsl.ast import Plan, Span, Toolset
+from plancheck.compiler.driver import (
+    CheckOptions,
+    Report,
+    check_in_memory,
+    check_source,
+)
+from plancheck.compiler.frontends import parse_source, sniff_kind
+from plancheck.ir.nodes import Toolset
 
 
 def load_toolset(spec: str | Path | None = None) -> Toolset:
@@ -58,12 +62,7 @@ def check(
         kind = sniff_kind(name, plan)
         source = parse_source(plan, name, strict=strict, kind=kind)
         return _single(list(check_source(source, tools, options)), name)
-    if isinstance(plan, Plan):
-        unit = PlanUnit(name, None, Positions(name, LineIndex("")), plan=plan)
-        return check_unit(unit, tools, options)
-    unit = PlanUnit(name, None, Positions(name, LineIndex("")), value=plan, has_value=True,
-                    root=Span(name, pointer=""))
-    return check_unit(unit, tools, options)
+    return check_in_memory(plan, tools, options, name=name)
 
 
 def _single(reports: list[Report], name: str) -> Report:

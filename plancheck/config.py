@@ -24,9 +24,9 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.compiler.severity import Severity
-from plancheck.dsl.ast import Span
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.severity import Severity
+from plancheck.diagnostics.span import Span
 
 CONFIG_NAMES = ("plancheck.toml", "pyproject.toml")  # precedence within one directory
 _MAY_HAVE_TABLE = re.compile(r"""tool\s*\.\s*["']?plancheck|^\s*\[\s*tool\s*\]""", re.MULTILINE)
@@ -212,7 +212,7 @@ def _settings_model() -> Any:
 
     from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-    from plancheck.compiler.renderers import FORMATS
+    from plancheck.render.registry import FORMATS
 
     level = Literal["error", "warning", "info"]
     # Codes are checked one by one (not by a validator of the whole list or table), so that a
@@ -240,7 +240,7 @@ def _settings_model() -> Any:
 
 def _code_pattern(item: str) -> str:
     """A code (PC201), a prefix (PC2) or a name (unknown-tool), normalised; else ValueError."""
-    from plancheck.compiler.codes import BY_NAME, CODES
+    from plancheck.diagnostics.codes import BY_NAME, CODES
 
     text = item.strip()
     upper = text.upper()

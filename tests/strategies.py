@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from plancheck.corpus.builtin import builtin_toolset
-from plancheck.dsl.ast import Toolset
-from plancheck.typecheck.lattice import Compat
+from plancheck.ir.lattice import Compat
+from plancheck.ir.nodes import Toolset
 
 TOOLSET: Toolset = builtin_toolset()
 TOOL_NAMES = sorted(TOOLSET.tools)

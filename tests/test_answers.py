@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plancheck.scoring.answers import (
+from plancheck.dora.paper_answers import (
     as_region,
     infer_kind,
     intersection_area,

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plancheck.cli import main
-from plancheck.compiler.severity import Severity
 from plancheck.config import ConfigError, load_config
+from plancheck.diagnostics.severity import Severity
 from tests.support.samples import FOG_CHAIN
 
 GOOD = FOG_CHAIN

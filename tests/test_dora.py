@@ -16,10 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plancheck.cli import main
+from plancheck.compiler.dora_frontend import check_trajectory, looks_like_trajectory
 from plancheck.corpus.foreign import read_foreign
-from plancheck.dora.frontend import check_trajectory, looks_like_trajectory
-from plancheck.dora.score import calls_from_trajectory, score_trajectory
-from plancheck.scoring.trajectory import (
+from plancheck.dora.paper_metrics import (
     METRICS,
     ToolCall,
     alignment,
@@ -32,6 +31,7 @@ from plancheck.scoring.trajectory import (
     tool_in_order,
     trajectory_metrics,
 )
+from plancheck.dora.score import calls_from_trajectory, score_trajectory
 
 POOL: dict[str, Any] = {"tools": [
     {"name": "seg.building_damage", "description": "Building damage classes from an image.",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plancheck.compiler.fast_json import INVALID, loads, loads_or_invalid
+from plancheck.fast_json import INVALID, loads, loads_or_invalid
 
 _scalars = (
     st.none()

@@ -25,8 +25,8 @@ from plancheck.corpus.builtin import builtin_toolset
 from plancheck.corpus.export import ExportError, export_toolset, to_dsl, to_mcp, to_openai
 from plancheck.corpus.foreign import foreign_format, read_foreign
 from plancheck.corpus.toolsets import ToolsetError, load_toolset
-from plancheck.dsl.ast import Toolset
 from plancheck.dsl.printer import toolset_to_dsl
+from plancheck.ir.nodes import Toolset
 from tests.strategies import TOOLSET, well_typed_plan
 
 # --------------------------------------------------------------------------- small pools

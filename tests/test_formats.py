@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plancheck.cli import main
-from plancheck.compiler.codes import CODES
-from plancheck.compiler.renderers import FORMATS
+from plancheck.diagnostics.codes import CODES
+from plancheck.render.registry import FORMATS
 from tests.strategies import well_typed_plan
 from tests.support.samples import FOG_CHAIN
 

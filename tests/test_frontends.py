@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import plancheck
-from plancheck.dsl.ast import Reference
+from plancheck.ir.nodes import Reference
 
 PLAN = [
     {"agent": "Precipitation_Nowcasting", "step": 0, "dependence": [-1],

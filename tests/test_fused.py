@@ -20,16 +20,17 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plancheck.compiler.codes import CODES
-from plancheck.compiler.diagnostics import Diagnostic, Severity
+from plancheck.compiler.checker import check_json_plan
 from plancheck.compiler.driver import CheckOptions, check_plan
-from plancheck.compiler.fused import check_json_plan
 from plancheck.compiler.lowering import lower_plan
-from plancheck.dsl.ast import Plan, Span, Toolset
+from plancheck.diagnostics.codes import CODES
+from plancheck.diagnostics.model import Diagnostic, Severity
+from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import form_and_completeness
 from plancheck.interp.checks import interpretation_diagnostics
-from plancheck.scoring.completions import MUTATIONS, make_completion
+from plancheck.ir.nodes import Plan, Toolset
 from plancheck.scoring.metrics import PredictionAnalyzer, compact_entry
+from plancheck.testing.completions import MUTATIONS, make_completion
 from plancheck.typecheck.deps import check_dependencies
 from plancheck.typecheck.names import resolve_names
 from plancheck.typecheck.types import check_types

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from plancheck.cli import main
-from plancheck.compiler.codes import CODES, FPOF_CATEGORY
-from plancheck.compiler.severity import Severity
+from plancheck.diagnostics.codes import CODES, FPOF_CATEGORY
+from plancheck.diagnostics.severity import Severity
 from plancheck.scoring.gold import GoldIndex, fpof_diagnostics, fpof_entry
 from plancheck.scoring.metrics import compact_entry
 from plancheck.scoring.reference import score_completion

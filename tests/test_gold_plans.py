@@ -6,7 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from plancheck.compiler.driver import check_paths
-from plancheck.dsl.ast import Toolset
+from plancheck.ir.nodes import Toolset
 
 # task_id -> the codes of the errors that name its actual defect (see the README).
 DEFECTIVE = {

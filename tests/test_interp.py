@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 import plancheck
 from plancheck.cli import main
-from plancheck.dsl.ast import Plan
 from plancheck.interp import (
     CallableExecutor,
     ExecutionError,
@@ -25,6 +24,7 @@ from plancheck.interp import (
     replay,
     run,
 )
+from plancheck.ir.nodes import Plan
 from tests.strategies import (
     REFERENCE,
     TOOLSET,

@@ -28,15 +28,6 @@ from json_repair import repair_json
 from plancheck.build_info import build_info
 from plancheck.corpus.paths import DATA_ENV, parity_cases_path, release_dir
 from plancheck.scoring import reference
-from plancheck.scoring.completions import (
-    EDGE_KINDS,
-    MUTATIONS,
-    STYLES,
-    generate_completions,
-    generate_edge_completions,
-    load_gold_tasks,
-    make_completion,
-)
 from plancheck.scoring.reference import (
     CRASH_ERROR_TYPE,
     FPOF_ERROR_TYPES,
@@ -45,6 +36,15 @@ from plancheck.scoring.reference import (
     prepare_gold,
     score_completion,
     score_plan,
+)
+from plancheck.testing.completions import (
+    EDGE_KINDS,
+    MUTATIONS,
+    STYLES,
+    generate_completions,
+    generate_edge_completions,
+    load_gold_tasks,
+    make_completion,
 )
 
 VERDICTS = Path(__file__).parent / "data" / "reference_verdicts.jsonl.gz"
@@ -333,7 +333,7 @@ def test_prefixed_plan_emulation_matches_json_repair(
 
 
 def _lenient_render(value: Any, rng: random.Random) -> str:
-    from plancheck.scoring.completions import _bare_keys, _python_constants, _python_literal
+    from plancheck.testing.completions import _bare_keys, _python_constants, _python_literal
 
     text = rng.choice(
         [_python_literal, _bare_keys, _python_constants, lambda v: json.dumps(v, indent=2)]

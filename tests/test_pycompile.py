@@ -24,7 +24,7 @@ from mypy import api as mypy_api
 
 import plancheck
 from plancheck.cli import main
-from plancheck.compiler.pycompile import (
+from plancheck.compiler.emit_python import (
     BindingSite,
     CompiledModule,
     compile_plans,
@@ -33,8 +33,8 @@ from plancheck.compiler.pycompile import (
     encoding_gaps,
 )
 from plancheck.corpus.builtin import builtin_toolset
-from plancheck.dsl.ast import Param, Plan, Toolset, ToolSignature
-from plancheck.typecheck.lattice import Compat
+from plancheck.ir.lattice import Compat
+from plancheck.ir.nodes import Param, Plan, Toolset, ToolSignature
 
 TOOLSET = builtin_toolset()
 TOOLS = list(TOOLSET.tools.values())
@@ -176,7 +176,7 @@ def pair_plans() -> Iterator[tuple[ToolSignature, Param, ToolSignature, Param, P
 def awkward_names() -> tuple[Toolset, list[dict[str, Any]]]:
     """A toolset whose names are keywords, builtins, helpers of the emitted module, step
     variables, or not identifiers at all; and a plan over it."""
-    from plancheck.dsl.ast import TypeDecl
+    from plancheck.ir.nodes import TypeDecl
 
     types = {name: TypeDecl(name, parents) for name, parents in [
         ("Thing", ()), ("object", ("Thing",)), ("class", ("Thing",)), ("step_1", ("Thing",))]}
@@ -374,7 +374,7 @@ def test_a_toolset_python_cannot_linearise_is_refused() -> None:
       tool t { in a: Z "" out b: A "" }
     }
     """
-    from plancheck.compiler.pycompile import CompileError
+    from plancheck.compiler.emit_python import CompileError
     from plancheck.dsl.parser import parse_dsl
 
     module = parse_dsl(source, "crossed.wf")

@@ -225,13 +225,13 @@ def test_structural_baselines_score_zero_em_on_the_benchmark(
 
 def _solver_available() -> bool:
     try:
-        import plancheck.planners.solver  # noqa: F401
+        import plancheck.planners.smt_planner  # noqa: F401
     except ModuleNotFoundError:
         return False
     return True
 
 
-@pytest.mark.skipif(not _solver_available(), reason="plancheck.planners.solver not built yet")
+@pytest.mark.skipif(not _solver_available(), reason="plancheck.planners.smt_planner not built yet")
 def test_the_default_method_plans_the_whole_benchmark_without_a_model(
         tmp_path: Path, benchmark_path: Path) -> None:
     out = tmp_path / "solver"

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from plancheck.cli import main
 from plancheck.compiler.lowering import lower_plan
-from plancheck.dsl.ast import Span
+from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, equivalent, trace_form
 from plancheck.interp.engine import run
 from plancheck.scoring.batch import (
@@ -32,10 +32,10 @@ from plancheck.scoring.batch import (
     Summary,
     score_records,
 )
-from plancheck.scoring.completions import generate_completions
 from plancheck.scoring.gold import GoldIndex
 from plancheck.scoring.metrics import PredictionAnalyzer
 from plancheck.scoring.reference import prepare_gold, score_plan
+from plancheck.testing.completions import generate_completions
 from tests.strategies import TOOLSET, well_typed_plan
 
 SPEC_FIELDS = [

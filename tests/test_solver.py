@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 import plancheck
 from plancheck.cli import main
 from plancheck.compiler.lowering import lower_plan
-from plancheck.dsl.ast import Plan, Span
-from plancheck.typecheck.solver import apply_edits, explain_conflicts, repair_plan
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Plan
+from plancheck.smt.explain import apply_edits, explain_conflicts, repair_plan
 from tests.strategies import TOOLSET, well_typed_plan
 from tests.support.samples import FOG_CHAIN_DESCRIBED
 

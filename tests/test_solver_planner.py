@@ -7,7 +7,7 @@ from typing import Any
 
 import plancheck
 from plancheck.planners.base import PlanningTask
-from plancheck.planners.solver import SolverPlanner, extract_paths
+from plancheck.planners.smt_planner import SolverPlanner, extract_paths
 from tests.strategies import TOOLSET
 
 TASK = ("After the storm our camera images are degraded by rain and haze. Please restore the "

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import plancheck
 from plancheck.cli import main
-from plancheck.typecheck.synth import SynthesisError, synthesize
+from plancheck.smt.synthesis import SynthesisError, synthesize
 from tests.strategies import TOOLSET
 
 FLOOD_INPUTS = ["data/radar.npy:RadarEchoSequence", "dem.tif:Topography", "roads.shp"]

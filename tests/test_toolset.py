@@ -9,7 +9,7 @@ from pathlib import Path
 from plancheck.corpus.builtin import BUILTIN_PATH, builtin_toolset, parse_builtin_toolset
 from plancheck.corpus.release import graph_flows, read_manifest, release_toolset
 from plancheck.corpus.toolsets import load_toolset
-from plancheck.dsl.ast import Toolset
+from plancheck.ir.nodes import Toolset
 
 
 def test_builtin_matches_manifest_names_and_keys(release: Path, toolset: Toolset) -> None:

@@ -11,8 +11,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import plancheck
-from plancheck.dsl.ast import ToolSignature
-from plancheck.typecheck.lattice import Compat
+from plancheck.ir.lattice import Compat
+from plancheck.ir.nodes import ToolSignature
 from tests.strategies import REFERENCE, TOOLSET, linked_plan, literal_for, well_typed_plan
 
 SETTINGS = settings(max_examples=120, deadline=None)

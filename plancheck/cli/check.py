@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from plancheck.cli.common import load_toolset_or_exit, parse_codes, print_plain, toolset_option
-from plancheck.compiler.diagnostics import Diagnostic, Severity, make
 from plancheck.compiler.driver import CheckOptions, check_paths
-from plancheck.compiler.renderers import FORMATS
+from plancheck.diagnostics.model import Diagnostic, Severity, make
+from plancheck.render.registry import FORMATS
 
 if TYPE_CHECKING:
     from plancheck.config import Config, ConfigError
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     phases = []
     if args.explain:
-        from plancheck.typecheck.solver import explain_conflicts
+        from plancheck.smt.explain import explain_conflicts
 
         phases.append(explain_conflicts)
     reports = list(check_paths(args.files, toolset, options, phases))
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     files = len({r.file for r in reports})
     plans = sum(1 for r in reports if r.plan is not None or r.value is not None)
 
-    from plancheck.compiler.renderers import RenderContext, renderer
+    from plancheck.render.registry import RenderContext, renderer
 
     to_file = args.output is not None and args.output != "-"
     context = RenderContext(
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         elif rendered:
             print(rendered)
     if args.statistics:
-        from plancheck.compiler.render_statistics import render_statistics
+        from plancheck.render.statistics import render_statistics
 
         print(render_statistics(diagnostics, format_name))
     return _exit_code(diagnostics, fail_level)
@@ -145,8 +145,8 @@ def _configuration(args: argparse.Namespace) -> Config | None:
 
 
 def _print_config_error(error: ConfigError) -> None:
-    from plancheck.compiler.positions import LineIndex
-    from plancheck.compiler.render_text import TextRenderer
+    from plancheck.diagnostics.positions import LineIndex
+    from plancheck.render.text import TextRenderer
 
     source = LineIndex(error.text)
     text = TextRenderer(colour=_colour(sys.stderr), lines_for=lambda _file: source)
@@ -156,7 +156,7 @@ def _print_config_error(error: ConfigError) -> None:
 
 
 def _colour(stream: object) -> bool:
-    from plancheck.compiler.render_text import use_colour
+    from plancheck.render.text import use_colour
 
     return use_colour(stream)  # type: ignore[arg-type]
 

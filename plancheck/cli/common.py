@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from plancheck.cli import UsageError
-from plancheck.compiler.codes import BY_NAME, CODES
-from plancheck.compiler.diagnostics import Diagnostic
-from plancheck.dsl.ast import Toolset
+from plancheck.diagnostics.codes import BY_NAME, CODES
+from plancheck.diagnostics.model import Diagnostic
+from plancheck.ir.nodes import Toolset
 
 
 def toolset_option(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,7 @@
 """``plancheck compile FILE --to python [--tools T] [-o OUT]``: a plan as a typed Python module.
 
 The module holds the toolset's typed stubs and one function per plan (``run_plan`` for a single
-plan), one assignment per step; see :mod:`plancheck.compiler.pycompile`.
+plan), one assignment per step; see :mod:`plancheck.compiler.emit_python`.
 
 Like a compiler that emits despite type errors, a plan whose only errors are name, type or
 dependency errors is still compiled (mypy then rejects the same bindings) and the errors are
@@ -24,8 +24,8 @@ from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_opti
 _UNCOMPILABLE = ("PC001", "PC002", "PC1", "PC205")
 
 if TYPE_CHECKING:
-    from plancheck.compiler.diagnostics import Diagnostic
     from plancheck.compiler.driver import Report
+    from plancheck.diagnostics.model import Diagnostic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,14 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from plancheck.compiler.diagnostics import Severity
     from plancheck.compiler.driver import CheckOptions, check_paths
-    from plancheck.compiler.pycompile import (
+    from plancheck.compiler.emit_python import (
         CompileError,
         compile_plans,
         encoding_gaps,
         identifier,
     )
+    from plancheck.diagnostics.model import Severity
 
     toolset, problems = load_toolset_or_exit(args.tools)
     if toolset is None:
@@ -109,14 +109,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _blocks(diagnostic: Diagnostic) -> bool:
     """An error after which the plan has no faithful Python rendering."""
-    from plancheck.compiler.diagnostics import Severity
+    from plancheck.diagnostics.model import Severity
 
     return diagnostic.severity is Severity.ERROR and diagnostic.code != "PC109" and \
         diagnostic.code.startswith(_UNCOMPILABLE)
 
 
 def _render(reports: list[Report], diagnostics: list[Diagnostic]) -> None:
-    from plancheck.compiler.render_text import TextRenderer, use_colour
+    from plancheck.render.text import TextRenderer, use_colour
 
     lines = {r.file: r.lines for r in reports if r.lines is not None}
     renderer = TextRenderer(colour=use_colour(sys.stderr), lines_for=lines.get)

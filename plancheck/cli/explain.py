@@ -6,7 +6,7 @@ import argparse
 import textwrap
 
 from plancheck.cli import EXIT_ERROR, EXIT_OK
-from plancheck.compiler.codes import BY_NAME, CODES
+from plancheck.diagnostics.codes import BY_NAME, CODES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,9 +17,9 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
 
 if TYPE_CHECKING:
-    from plancheck.compiler.diagnostics import Diagnostic
     from plancheck.compiler.driver import Report
-    from plancheck.typecheck.repair import RepairResult
+    from plancheck.diagnostics.model import Diagnostic
+    from plancheck.smt.repair import RepairResult
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from plancheck.compiler.driver import CheckOptions, check_paths
     from plancheck.dsl.printer import dump_json
-    from plancheck.typecheck.solver import DEFAULT_TIMEOUT_MS, repair_plan
+    from plancheck.smt.explain import DEFAULT_TIMEOUT_MS, repair_plan
 
     timeout_ms = DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms
     if timeout_ms < 0:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     result = repair_plan(report.plan, toolset, timeout_ms=timeout_ms)
     if not result.ok or result.plan is None:
         from plancheck.compiler.driver import finish
-        from plancheck.compiler.positions import LineIndex, Positions
+        from plancheck.diagnostics.positions import LineIndex, Positions
 
         positions = report.positions or Positions(report.file, report.lines or LineIndex(""))
         why = finish(list(result.diagnostics), positions, report.file, report.record,
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(reports: Sequence[Report], diagnostics: Sequence[Diagnostic]) -> None:
-    from plancheck.compiler.render_text import TextRenderer, use_colour
+    from plancheck.render.text import TextRenderer, use_colour
 
     lines = {r.file: r.lines for r in reports if r.lines is not None}
     renderer = TextRenderer(colour=use_colour(sys.stderr), lines_for=lines.get)
@@ -92,7 +92,7 @@ def _render(reports: Sequence[Report], diagnostics: Sequence[Diagnostic]) -> Non
 
 def _explain(report: Report, result: RepairResult) -> None:
     """Each error of the original plan with the repair's changes attached, then the rest."""
-    from plancheck.typecheck.solver import attach_repair
+    from plancheck.smt.explain import attach_repair
 
     errors = [d for d in report.diagnostics if d.severity.label == "error"]
     attached, rest = attach_repair(errors, result)
@@ -111,7 +111,7 @@ def _explain(report: Report, result: RepairResult) -> None:
 
 def _write_in_place(path: str, report: Report, result: RepairResult, text: str) -> int:
     from plancheck.dsl.printer import dump_json
-    from plancheck.typecheck.solver import apply_edits
+    from plancheck.smt.explain import apply_edits
 
     if not path.endswith(".json") or report.value is None:
         print("plancheck: error: --in-place rewrites JSON plan files only", file=sys.stderr)

@@ -12,10 +12,10 @@ import sys
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
-from plancheck.compiler.diagnostics import Severity
 from plancheck.compiler.driver import CheckOptions, check_paths
-from plancheck.compiler.render_text import TextRenderer, use_colour
+from plancheck.diagnostics.model import Severity
 from plancheck.dsl.printer import dump_json, plan_to_dsl, plan_to_json
+from plancheck.render.text import TextRenderer, use_colour
 
 # Errors after which the plan has no faithful rendering: shape errors, unreadable references,
 # dependence fields that say something the references do not.

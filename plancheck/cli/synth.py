@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from plancheck.typecheck.repair import SolverTimeout
-    from plancheck.typecheck.synth import SynthesisError, synthesize
+    from plancheck.smt.repair import SolverTimeout
+    from plancheck.smt.synthesis import SynthesisError, synthesize
 
     if args.max_steps < 1 or args.limit < 1 or args.timeout_ms < 0:
         print("plancheck: error: --max-steps and --limit must be at least 1, --timeout-ms at "
@@ -74,7 +74,7 @@ def _print(plan: list[dict[str, object]], number: int, form: str, toolset: str) 
         print(json.dumps(plan, ensure_ascii=False))
         return
     from plancheck.compiler.lowering import lower_plan
-    from plancheck.dsl.ast import Span
+    from plancheck.diagnostics.span import Span
     from plancheck.dsl.printer import plan_to_dsl
 
     lowered, _ = lower_plan(plan, Span("<synth>", pointer=""))

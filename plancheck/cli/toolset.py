@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(toolset: Any, target: str, output: str | None, *, plain: bool) -> int:
-    from plancheck.compiler.diagnostics import make
     from plancheck.corpus.export import ExportError, export_toolset
+    from plancheck.diagnostics.model import make
 
     try:
         text = export_toolset(toolset, target, extensions=not plain)
@@ -137,10 +137,10 @@ def _show(toolset: Any, output_format: str) -> int:
 
 
 def _lint(specs: list[str | None], output_format: str) -> int:
-    from plancheck.compiler.diagnostics import Diagnostic, Severity
     from plancheck.compiler.driver import CheckOptions, finish
-    from plancheck.compiler.positions import LineIndex, Positions
-    from plancheck.compiler.render_text import TextRenderer, summary_line, use_colour
+    from plancheck.diagnostics.model import Diagnostic, Severity
+    from plancheck.diagnostics.positions import LineIndex, Positions
+    from plancheck.render.text import TextRenderer, summary_line, use_colour
 
     found: list[Diagnostic] = []
     lines: dict[str, LineIndex] = {}
@@ -156,7 +156,7 @@ def _lint(specs: list[str | None], output_format: str) -> int:
         positions = Positions(label, index, json_region=region)
         found.extend(finish(diagnostics, positions, label, None, CheckOptions()))
     if output_format == "json":
-        from plancheck.compiler.render_json import render_json
+        from plancheck.render.json_report import render_json
 
         print(render_json(found, files=len(specs), plans=0))
     else:

@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from plancheck.compiler.codes import CODES
-from plancheck.compiler.diagnostics import Diagnostic, Label, Severity, make
+from plancheck.compiler.checker import check_plan_steps
 from plancheck.compiler.frontends import PlanUnit, SourceFile, load_source
-from plancheck.compiler.fused import check_plan_steps
 from plancheck.compiler.lowering import lower_plan
-from plancheck.compiler.positions import LineIndex, Positions
-from plancheck.dsl.ast import Plan, Span, Toolset
+from plancheck.diagnostics.codes import CODES
+from plancheck.diagnostics.model import Diagnostic, Label, Severity, make
+from plancheck.diagnostics.positions import LineIndex, Positions
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Plan, Toolset
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +34,7 @@ class CheckOptions:
     severity_overrides: tuple[tuple[str, Severity], ...] = ()
 
     def keeps(self, code: str, name: str) -> bool:
-        from plancheck.compiler.codes import CODES
+        from plancheck.diagnostics.codes import CODES
 
         def matches(patterns: tuple[str, ...]) -> bool:
             return any(code.startswith(p) or name == p for p in patterns)
@@ -91,7 +92,7 @@ class Report:
 
     def to_feedback(self, *, max_items: int = 12, include_warnings: bool = False) -> str:
         """Compact, model-readable feedback built from the diagnostics."""
-        from plancheck.compiler.feedback import render_feedback
+        from plancheck.diagnostics.feedback import render_feedback
 
         return render_feedback(self, max_items=max_items, include_warnings=include_warnings)
 
@@ -103,7 +104,7 @@ class Report:
         self.diagnostics.sort(key=_position)
 
     def to_dict(self) -> dict[str, Any]:
-        from plancheck.compiler.render_json import diagnostic_to_dict
+        from plancheck.diagnostics.serialize import diagnostic_to_dict
 
         return {
             "file": self.file,
@@ -171,6 +172,18 @@ def check_unit(
         diagnostics.append(internal_error(error))
     report.diagnostics = finish(diagnostics, unit.positions, unit.file, unit.record, options)
     return report
+
+
+def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | None = None,
+                    *, name: str = "<plan>") -> Report:
+    """Check a plan held in memory, an IR plan or a JSON value (no source text: spans keep
+    their JSON pointers and no line numbers)."""
+    positions = Positions(name, LineIndex(""))
+    if isinstance(plan, Plan):
+        return check_unit(PlanUnit(name, None, positions, plan=plan), toolset, options)
+    unit = PlanUnit(name, None, positions, value=plan, has_value=True,
+                    root=Span(name, pointer=""))
+    return check_unit(unit, toolset, options)
 
 
 def internal_error(error: BaseException) -> Diagnostic:

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.compiler.lowering import WRAPPER_KEYS
-from plancheck.dsl.ast import Span
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span
+from plancheck.ir.schema import WRAPPER_KEYS
 
 MARKER_RE = re.compile(r"the\s+structured\s+task\s+plan\s+is\s*:", re.IGNORECASE)
 FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)

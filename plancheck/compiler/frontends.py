@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plancheck.compiler.diagnostics import Diagnostic, make
 from plancheck.compiler.extract import extract_plan
-from plancheck.compiler.lowering import WRAPPER_KEYS
-from plancheck.compiler.positions import LineIndex, Positions
-from plancheck.dsl.ast import Plan, Span, Toolset
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.positions import LineIndex, Positions
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Plan, Toolset
+from plancheck.ir.schema import WRAPPER_KEYS
 
 RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
 DSL_SUFFIXES = (".wf",)
@@ -129,7 +130,9 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [unit]
     start = len(text) - len(text.lstrip())
     region = (start, len(text.rstrip()))
-    from plancheck.dora.frontend import trajectory_unit  # DORA-style tool-call trajectories
+    from plancheck.compiler.dora_frontend import (
+        trajectory_unit,  # DORA-style tool-call trajectories
+    )
 
     trajectory = trajectory_unit(value, file, lines, region)
     if trajectory is not None:

@@ -11,89 +11,16 @@ diagnostics.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, TypeAlias
 
-from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
-from plancheck.compiler.findings import Findings
-from plancheck.dsl.ast import (
-    Argument,
-    Binding,
-    Literal,
-    MalformedReference,
-    Plan,
-    Reference,
-    Span,
-    Step,
-    escape_pointer,
-)
-
-STEP_FIELDS = ("agent", "step", "dependence", "dependence_content", "inputs", "outputs")
-# Field names the reference evaluator reads as aliases of the canonical ones.
-FIELD_ALIASES = {
-    "agent_name": "agent",
-    "step_index": "step",
-    "dependencies": "dependence",
-    "dependency_content": "dependence_content",
-    "input": "inputs",
-}
-WRAPPER_KEYS = ("structured_plan", "plan", "structured_task_plan", "task_plan", "answer")
-
-REFERENCE_RE = re.compile(r"^<GENERATED>-(\d+)-<([^<>]+)>$")
-_LOOKS_LIKE_REFERENCE = re.compile(r"<\s*GENERATED\s*>|^\s*GENERATED\s*-", re.IGNORECASE)
-_STEP_NUMBER_IN_REFERENCE = re.compile(r"GENERATED\s*>?\s*-\s*(\d+)", re.IGNORECASE)
-
-
-def json_type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
-
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def format_reference(step: int, key: str) -> str:
-    return f"<GENERATED>-{step}-<{key}>"
-
-
-@lru_cache(maxsize=2048)
-def reference_parts(value: str) -> tuple[int, str] | None:
-    """The step number and output key of a reference in the common spelling,
-    ``<GENERATED>-k-<key>`` (None: ``value`` is not one). Kept: plans repeat references."""
-    match = REFERENCE_RE.match(value)
-    return (int(match.group(1)), match.group(2)) if match is not None else None
-
-
-def read_binding(value: Any, span: Span) -> Binding:
-    """Classify an input value: a reference, a reference that cannot be read, or a literal."""
-    if type(value) is str and value.startswith("<GENERATED>-"):
-        parts = reference_parts(value)  # the common spelling, without upper-casing first
-        if parts is not None:
-            return Reference(parts[0], parts[1], span, value)
-    if isinstance(value, str) and "GENERATED" in value.upper():
-        match = REFERENCE_RE.match(value)
-        if match:
-            return Reference(int(match.group(1)), match.group(2), span, raw=value)
-        if _LOOKS_LIKE_REFERENCE.search(value):
-            number = _STEP_NUMBER_IN_REFERENCE.search(value)
-            return MalformedReference(value, span, int(number.group(1)) if number else None)
-    return Literal(value, span)
+from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
+from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.ir.nodes import Argument, Plan, Step
+from plancheck.ir.references import read_binding
+from plancheck.ir.schema import FIELD_ALIASES, STEP_FIELDS, WRAPPER_KEYS, is_int, json_type_name
 
 
 def unwrap_plan(value: Any, span: Span) -> tuple[Any, Span, list[Diagnostic]]:

@@ -14,7 +14,7 @@ import pickle
 from functools import cache
 from pathlib import Path
 
-from plancheck.dsl.ast import Toolset
+from plancheck.ir.nodes import Toolset
 
 BUILTIN_PATH = Path(__file__).with_name("disasterbench.wf")
 BUILTIN_NAME = "disasterbench"
@@ -28,11 +28,13 @@ def _cache_dir() -> Path:
 
 
 def _cache_file(source: bytes) -> Path:
-    # The pickle holds IR objects: a change to their classes must invalidate it too.
-    from plancheck.dsl import ast
+    # The pickle holds IR objects and spans: a change to their classes (or to the module that
+    # defines them) must invalidate it too.
+    from plancheck.diagnostics import span
+    from plancheck.ir import nodes
 
     digest = hashlib.sha256(
-        source + Path(ast.__file__).read_bytes()
+        source + Path(nodes.__file__).read_bytes() + Path(span.__file__).read_bytes()
         + f"|{_CACHE_FORMAT}|{BUILTIN_PATH}".encode()
     ).hexdigest()[:20]
     return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.pickle"

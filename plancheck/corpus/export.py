@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from plancheck.compiler.diagnostics import Diagnostic, make
 from plancheck.corpus.foreign import META_TOOL, META_TOOLS, META_TOOLSET
-from plancheck.corpus.schema_types import param_to_schema
-from plancheck.dsl.ast import Param, Span, Toolset, ToolSignature
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Param, Toolset, ToolSignature
+from plancheck.ir.schema_types import param_to_schema
 
 TARGETS = ("mcp", "openai", "openai-responses", "dsl")
 

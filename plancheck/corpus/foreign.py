@@ -12,7 +12,7 @@
 * a TaskBench ``tool_desc.json`` or ``graph_desc.json`` (``{"nodes": [...], "links": [...]}``),
   with typed unnamed inputs (``input-type``/``output-type``) or named ``parameters``.
 
-Parameters map onto plancheck types as :mod:`plancheck.corpus.schema_types` describes. What
+Parameters map onto plancheck types as :mod:`plancheck.ir.schema_types` describes. What
 JSON Schema cannot say travels in plancheck's extension fields, which :mod:`.export` writes:
 ``x-plancheck-type`` / ``x-plancheck-polymorphic`` on a property schema, and under the MCP
 ``_meta`` key ``dev.plancheck/toolset`` (on the result; on an OpenAI wrapper object too) the
@@ -28,9 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.corpus.schema_types import KIND_DECLS, VALUE, kind_of_name, param_from_schema
-from plancheck.dsl.ast import Family, Flow, Param, Span, Toolset, ToolSignature, TypeDecl
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.ir.nodes import Family, Flow, Param, Toolset, ToolSignature, TypeDecl
+from plancheck.ir.schema_types import KIND_DECLS, VALUE, kind_of_name, param_from_schema
 
 META_TOOLSET = "dev.plancheck/toolset"
 META_TOOL = "dev.plancheck/tool"
@@ -237,10 +238,6 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 def _object_params(schema: Any, pointer: str, builder: _Builder, *, output: bool,
                    what: str) -> tuple[Param, ...] | None:
     """The parameters an object schema declares (``None`` when it is not an object schema)."""
@@ -256,7 +253,8 @@ def _object_params(schema: Any, pointer: str, builder: _Builder, *, output: bool
     for key, property_schema in properties.items():
         param = param_from_schema(key, property_schema, required=output or key in required,
                                   output=output)
-        params.append(_with_span(param, builder.span(f"{pointer}/properties/{_escape(key)}")))
+        span = builder.span(f"{pointer}/properties/{escape_pointer(key)}")
+        params.append(_with_span(param, span))
     for key in sorted(required - set(properties)):
         # Required but undescribed: any value will do.
         params.append(_with_span(param_from_schema(key, {}, required=True, output=output),
@@ -298,7 +296,7 @@ def _read_mcp(data: Any, builder: _Builder) -> None:
     if isinstance(container, dict):
         meta = container.get("_meta")
         builder.apply_meta(meta.get(META_TOOLSET) if isinstance(meta, dict) else None,
-                           f"{base}/_meta/{_escape(META_TOOLSET)}")
+                           f"{base}/_meta/{escape_pointer(META_TOOLSET)}")
         items, base = _list(container.get("tools")), f"{base}/tools"
     else:
         items = _list(container)
@@ -324,7 +322,7 @@ def _read_openai(data: Any, builder: _Builder) -> None:
     per_tool: dict[str, Any] = {}
     if isinstance(data, dict):
         meta: dict[str, Any] = data["_meta"] if isinstance(data.get("_meta"), dict) else {}
-        builder.apply_meta(meta.get(META_TOOLSET), f"/_meta/{_escape(META_TOOLSET)}")
+        builder.apply_meta(meta.get(META_TOOLSET), f"/_meta/{escape_pointer(META_TOOLSET)}")
         if isinstance(meta.get(META_TOOLS), dict):
             per_tool = meta[META_TOOLS]
         base = "/tools" if isinstance(data.get("tools"), list) else "/functions"
@@ -341,7 +339,9 @@ def _read_openai(data: Any, builder: _Builder) -> None:
         name = function.get("name")
         extra = per_tool.get(name) if isinstance(name, str) else None
         extra = extra if isinstance(extra, dict) else {}
-        outputs_pointer = f"/_meta/{_escape(META_TOOLS)}/{_escape(str(name))}/outputSchema"
+        outputs_pointer = (
+            f"/_meta/{escape_pointer(META_TOOLS)}/{escape_pointer(str(name))}/outputSchema"
+        )
         _signature(builder, name, function_pointer, function.get("description"),
                    function.get("parameters", {"type": "object"}),
                    f"{function_pointer}/parameters", extra.get("outputSchema"),

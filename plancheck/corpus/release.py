@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.dsl.ast import Flow, Param, Span, Toolset, ToolSignature
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.ir.nodes import Flow, Param, Toolset, ToolSignature
 
 MANIFEST = "tools_manifest.json"
 GRAPH = "graph_desc.json"
@@ -67,11 +68,11 @@ def manifest_toolset(
         toolset.families = dict(typed_from.families)
         toolset.aliases = dict(typed_from.aliases)
     else:
-        from plancheck.dsl.ast import TypeDecl
+        from plancheck.ir.nodes import TypeDecl
 
         toolset.types = {"Artifact": TypeDecl("Artifact", (), "Any file a tool reads or writes.")}
     for tool_name, spec in manifest.items():
-        span = Span(file, pointer="/" + tool_name.replace("~", "~0").replace("/", "~1"))
+        span = Span(file, pointer="/" + escape_pointer(tool_name))
         if not isinstance(spec, dict) or not isinstance(spec.get("input"), dict) \
                 or not isinstance(spec.get("output"), dict):
             diagnostics.append(make("PC706", f"tool `{tool_name}` is not an object with "

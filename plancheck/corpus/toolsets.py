@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plancheck.compiler.diagnostics import Diagnostic, make
 from plancheck.corpus.builtin import BUILTIN_NAME, builtin_toolset
-from plancheck.dsl.ast import Span, Toolset
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Toolset
 
 BUILTIN_ALIASES = {"builtin", BUILTIN_NAME, ""}
 

@@ -1,9 +1,8 @@
-"""DORA (disaster-response agent benchmark) support: trajectories as a plan frontend.
+"""DORA (disaster-response agent benchmark): its trajectories, references and metrics.
 
-* :func:`plancheck.dora.frontend.check_trajectory` lints a trajectory of tool calls against a
-  toolset (an MCP ``tools/list`` pool, say); ``plancheck check traj.json --tools pool.json``
-  does the same from the command line.
+* Trajectories of tool calls are read by :mod:`plancheck.dora.trajectory` and linted as plans
+  by the compiler's DORA frontend (``plancheck check traj.json --tools pool.json``).
 * :func:`plancheck.dora.score.score_trajectory` scores a predicted trajectory against a gold one
-  with DORA's trajectory metrics (:mod:`plancheck.scoring.trajectory`).
-* DORA's typed final-answer operators are in :mod:`plancheck.scoring.answers`.
+  with the trajectory metrics of :mod:`plancheck.dora.paper_metrics`.
+* Typed final-answer operators are in :mod:`plancheck.dora.paper_answers`.
 """

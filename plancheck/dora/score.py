@@ -2,7 +2,7 @@
 
 Both trajectories are read as :mod:`plancheck.dora.trajectory` describes; references are
 rewritten to count calls from 0 (so a gold trajectory numbered from 1 and a prediction numbered
-from 0 compare correctly), then :func:`plancheck.scoring.trajectory.trajectory_metrics` scores
+from 0 compare correctly), then :func:`plancheck.dora.paper_metrics.trajectory_metrics` scores
 them.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from plancheck.dora.paper_metrics import ToolCall, trajectory_metrics
 from plancheck.dora.references import TrajectoryReference, format_reference, parse_reference
 from plancheck.dora.trajectory import (
     decode_arguments,
@@ -17,7 +18,6 @@ from plancheck.dora.trajectory import (
     reference_base,
     unwrap_trajectory,
 )
-from plancheck.scoring.trajectory import ToolCall, trajectory_metrics
 
 
 def calls_from_trajectory(value: Any) -> list[ToolCall]:

@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from plancheck.diagnostics.span import escape_pointer
+
 NAME_KEYS = ("tool", "name", "tool_name", "function", "action")
 ARGUMENT_KEYS = ("arguments", "args", "input", "inputs", "parameters", "params", "action_input")
 WRAPPER_KEYS = ("trajectory", "gold_trajectory", "tool_calls", "calls")
@@ -33,10 +35,6 @@ NUMBER_KEYS = ("step", "index")
 # Members that make an object something else: a DisasterBench plan step, or a tool definition.
 _FOREIGN_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs",
                            "inputSchema", "input_schema"})
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def unwrap_trajectory(value: Any) -> tuple[Any, str]:
@@ -118,9 +116,9 @@ def read_calls(calls: Sequence[Any], pointer: str = "") -> list[RawCall]:
         found.append(RawCall(
             position, item_pointer,
             call.get(name_key) if name_key else None,
-            f"{base}/{_escape(name_key)}" if name_key else None,
+            f"{base}/{escape_pointer(name_key)}" if name_key else None,
             call.get(arguments_key) if arguments_key else None,
-            f"{base}/{_escape(arguments_key)}" if arguments_key else None,
+            f"{base}/{escape_pointer(arguments_key)}" if arguments_key else None,
         ))
     return found
 

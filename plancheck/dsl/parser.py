@@ -14,8 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.dsl.ast import (
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import (
     Argument,
     Family,
     Flow,
@@ -24,7 +25,6 @@ from plancheck.dsl.ast import (
     Param,
     Plan,
     Reference,
-    Span,
     Step,
     Toolset,
     ToolSignature,

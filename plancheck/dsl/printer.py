@@ -11,8 +11,7 @@ import json
 import re
 from typing import Any
 
-from plancheck.compiler.lowering import format_reference
-from plancheck.dsl.ast import (
+from plancheck.ir.nodes import (
     Literal,
     MalformedReference,
     Plan,
@@ -21,6 +20,7 @@ from plancheck.dsl.ast import (
     Toolset,
     TypeDecl,
 )
+from plancheck.ir.references import format_reference
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*$")
 KEYWORDS = frozenset({
@@ -62,7 +62,7 @@ def step_dependence(step: Step) -> tuple[list[int], dict[str, list[str]] | None]
             str(k): list(v) for k, v in step.dependence_content.items()
         }
         return list(step.dependence), content
-    from plancheck.typecheck.deps import derived_content
+    from plancheck.ir.references import derived_content
 
     content = derived_content(step)
     steps = sorted({int(k) for k in content}) if content else []

@@ -20,9 +20,9 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-from plancheck.dsl.ast import MalformedReference, Plan, Reference, Step, Toolset
 from plancheck.interp.engine import Trace, unknown_token
 from plancheck.interp.values import InputValue, ResultValue, SymbolicValue, UnknownValue
+from plancheck.ir.nodes import MalformedReference, Plan, Reference, Step, Toolset
 
 INLINE_LIMIT = 240
 _PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")

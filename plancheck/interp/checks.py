@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping
 
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.compiler.findings import Findings
-from plancheck.dsl.ast import Plan, Reference, Step, Toolset, ToolSignature
+from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.ir.nodes import Plan, Reference, Step, Toolset, ToolSignature
 from plancheck.typecheck.names import PlanFacts, Resolution
 
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from plancheck.dsl.ast import MalformedReference, Plan, Reference, Step, Toolset
 from plancheck.interp.values import InputValue, ResultValue, SymbolicValue, UnknownValue
+from plancheck.ir.nodes import MalformedReference, Plan, Reference, Step, Toolset
 
 
 class Executor(Protocol):

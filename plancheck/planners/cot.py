@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plancheck.planners.answers import answer_key, reference_answer
+from plancheck.planners.answer_extraction import answer_key, reference_answer
 from plancheck.planners.base import PlanningTask
 from plancheck.planners.llm import LLMPlanner, Proposal, user
 from plancheck.planners.prompts import agents_repr, examples_block, fill
@@ -55,7 +55,7 @@ class ChainOfThoughtPlanner(LLMPlanner):
         candidates = [i for i, a in enumerate(answers) if a is not None]
         valid = len(candidates)
         if self.options.check and candidates:
-            from plancheck.planners.repair import check_completion
+            from plancheck.planners.repair_loop import check_completion
 
             passing = [i for i in candidates if check_completion(texts[i], self.toolset).ok]
             candidates = passing or candidates

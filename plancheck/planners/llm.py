@@ -16,9 +16,9 @@ from plancheck.planners.prompts import PromptBook, agents_json, fill
 from plancheck.planners.session import FormatPolicy, Messages, ModelSession
 
 if TYPE_CHECKING:
-    from plancheck.dsl.ast import Toolset
+    from plancheck.ir.nodes import Toolset
     from plancheck.planners.client import ChatClient
-    from plancheck.planners.repair import Attempt
+    from plancheck.planners.repair_loop import Attempt
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ class LLMPlanner:
         except ClientError as error:
             result.error = f"{type(error).__name__}: {error}"
             if attempts:
-                from plancheck.planners.repair import RepairResult
+                from plancheck.planners.repair_loop import RepairResult
 
                 result.completion = RepairResult(attempts).completion
         result.attempts = [a.to_record() for a in attempts]
@@ -151,7 +151,7 @@ class LLMPlanner:
         return result
 
     def _postprocess_text(self, text: str) -> str:
-        from plancheck.planners.answers import reference_answer
+        from plancheck.planners.answer_extraction import reference_answer
         from plancheck.planners.postprocess import METHODS_WITH_POSTPROCESS, postprocess
 
         answer = reference_answer(text) if self.name in METHODS_WITH_POSTPROCESS else None
@@ -162,7 +162,7 @@ class LLMPlanner:
 
     def _reference_postprocess(self, task: PlanningTask, session: ModelSession, raw: str,
                                truncated: dict[str, bool]) -> str:
-        from plancheck.planners.answers import reference_answer
+        from plancheck.planners.answer_extraction import reference_answer
         from plancheck.planners.postprocess import (
             METHODS_WITH_FORMAT_RETRY,
             METHODS_WITH_POSTPROCESS,
@@ -203,7 +203,7 @@ class LLMPlanner:
 
     def _check_loop(self, session: ModelSession, proposal: Proposal, completion: str,
                     truncated: dict[str, bool], attempts: list[Attempt]) -> str:
-        from plancheck.planners.repair import repair
+        from plancheck.planners.repair_loop import repair
 
         def generate(feedback: str) -> str:
             # Only the last failed attempt stays in context: the method's own conversation,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plancheck.dsl.ast import Toolset
+from plancheck.ir.nodes import Toolset
 
 BUILTIN_DIR = Path(__file__).with_name("prompts")
 

@@ -17,7 +17,7 @@ import math
 import re
 from typing import Any
 
-from plancheck.planners.answers import answer_key, reference_answer
+from plancheck.planners.answer_extraction import answer_key, reference_answer
 from plancheck.planners.base import PlanningTask
 from plancheck.planners.llm import LLMPlanner, Proposal, user
 from plancheck.planners.mcts import MCTS

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from plancheck.planners.structural import STRUCTURAL_METHODS
 
 if TYPE_CHECKING:
-    from plancheck.dsl.ast import Toolset
+    from plancheck.ir.nodes import Toolset
     from plancheck.planners.base import Planner
     from plancheck.planners.client import ClientConfig
     from plancheck.planners.llm import LLMOptions
@@ -89,7 +89,7 @@ def planner_factory(spec: PlannerSpec) -> Callable[[], Planner]:
     method = spec.method
     if method == SOLVER:
         # Imported by name: the solver lives in its own module (and needs z3).
-        solver_class = importlib.import_module("plancheck.planners.solver").SolverPlanner
+        solver_class = importlib.import_module("plancheck.planners.smt_planner").SolverPlanner
         return lambda: solver_class(toolset=spec.toolset)
     if method in STRUCTURAL_METHODS:
         from plancheck.planners.structural import StructuralPlanner

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from plancheck.dsl.ast import Toolset
+from plancheck.ir.nodes import Toolset
 
 SCHEMA_NAME = "structured_plan"
 

@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from plancheck.dsl.ast import Toolset
+from plancheck.ir.nodes import Toolset
 from plancheck.planners.base import PlanningTask, PlanResult
 from plancheck.planners.prompts import manifest
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from plancheck.planners.answers import has_answer
+from plancheck.planners.answer_extraction import has_answer
 from plancheck.planners.base import PlanningTask
 from plancheck.planners.llm import LLMPlanner, Proposal, user
 from plancheck.planners.prompts import MARKER, agents_repr, fill

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, Any, Final
 
-from plancheck.compiler import fast_json
-from plancheck.dsl.ast import Toolset
+from plancheck import fast_json
+from plancheck.ir.nodes import Toolset
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_mean, estimate_rate
 from plancheck.scoring.gold import (
     GoldIndex,
@@ -437,7 +437,7 @@ class ItemScorer:
         code: str = "PC116",
         task: GoldTask | None = None,
     ) -> ScoredItem:
-        from plancheck.compiler.codes import CODES
+        from plancheck.diagnostics.codes import CODES
 
         if task is None and task_id is not None:
             task = self.gold.get(task_id)

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from plancheck.compiler.codes import CODES, FPOF_CATEGORY
-from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.compiler.positions import LineIndex, Positions
-from plancheck.dsl.ast import Span, escape_pointer
+from plancheck.diagnostics.codes import CODES, FPOF_CATEGORY
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.positions import LineIndex, Positions
+from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.scoring.reference import GoldPlan, ReferenceVerdict, prepare_gold
 
 if TYPE_CHECKING:

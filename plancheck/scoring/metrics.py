@@ -6,7 +6,7 @@
 * **Static validity**: the prediction checks clean (no error from names, dependencies, types or
   symbolic execution), without looking at the gold plan; the codes found give per-code lint rates.
 * **TaskBench-style F1** over tool nodes, tool-to-tool edges, argument names and argument values.
-* **DORA-style trajectory metrics**, from :mod:`plancheck.scoring.trajectory` when installed.
+* **DORA-style trajectory metrics**, from :mod:`plancheck.dora.paper_metrics` when installed.
 
 Everything here reads the prediction *as the reference evaluator compares it* (the verdict's
 normalised step list), so that "EM implies execution equivalence" holds on every item, odd
@@ -23,13 +23,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from plancheck.compiler.codes import CODES
-from plancheck.compiler.diagnostics import Diagnostic, Severity
+from plancheck.compiler.checker import check_json_plan
 from plancheck.compiler.driver import check_plan
-from plancheck.compiler.fused import check_json_plan
-from plancheck.compiler.lowering import REFERENCE_RE, lower_plan, read_binding
-from plancheck.dsl.ast import MalformedReference, Reference, Span, Toolset
+from plancheck.compiler.lowering import lower_plan
+from plancheck.diagnostics.codes import CODES
+from plancheck.diagnostics.model import Diagnostic, Severity
+from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, form_and_completeness
+from plancheck.ir.nodes import MalformedReference, Reference, Toolset
+from plancheck.ir.references import REFERENCE_RE, read_binding
 
 __all__ = [
     "TASKBENCH_METRICS",
@@ -621,9 +623,9 @@ TrajectoryScorer = Callable[[list[Any] | None, Any], Mapping[str, float]]
 
 def trajectory_scorer() -> TrajectoryScorer | None:
     """DORA's trajectory metrics of a prediction against a gold plan, from
-    :mod:`plancheck.scoring.trajectory` (None when that module is not installed)."""
+    :mod:`plancheck.dora.paper_metrics` (None when that module is not installed)."""
     try:
-        from plancheck.scoring.trajectory import calls_from_steps, trajectory_metrics
+        from plancheck.dora.paper_metrics import calls_from_steps, trajectory_metrics
     except ImportError:
         return None
 

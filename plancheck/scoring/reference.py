@@ -123,7 +123,7 @@ from typing import Any, Final, NamedTuple, cast
 
 from json_repair import repair_json
 
-from plancheck.compiler.fast_json import INVALID, loads_or_invalid
+from plancheck.fast_json import INVALID, loads_or_invalid
 
 __all__ = [
     "CRASH_ERROR_TYPE",

@@ -635,7 +635,7 @@ def render_score_summary(document: dict[str, Any], *, ci: bool = True) -> str:
             ),
         ]
     if static and static["lint_rates"]:
-        from plancheck.compiler.codes import CODES
+        from plancheck.diagnostics.codes import CODES
 
         lint = sorted(static["lint_rates"].items(), key=lambda kv: -kv[1]["count"])
         lint_rows = [

@@ -13,25 +13,16 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Final
 
-from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
-from plancheck.compiler.findings import Findings
-from plancheck.dsl.ast import Plan, Reference, Span, Step, Toolset
+from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Plan, Reference, Step, Toolset
+from plancheck.ir.references import derived_content
 from plancheck.typecheck.names import Resolution
 
 
 def derived_dependence(referenced: set[int]) -> list[int]:
     return sorted(referenced) or [-1]
-
-
-def derived_content(step: Step) -> dict[str, list[str]] | None:
-    """``dependence_content`` as the references imply it (keys in the order inputs use them)."""
-    content: dict[str, list[str]] = {}
-    for argument in step.args:
-        if isinstance(argument.value, Reference):
-            keys = content.setdefault(str(argument.value.step), [])
-            if argument.value.key not in keys:
-                keys.append(argument.value.key)
-    return content or None
 
 
 def check_dependencies(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Diagnostic]:

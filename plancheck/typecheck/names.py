@@ -7,8 +7,8 @@ resolved marks its step as *broken* so the dependency phase does not report it a
 
 The checks work one step at a time (:class:`NameResolver`) against :class:`PlanFacts` (each
 step's number, tool and declared outputs, by position), so that one pass over a plan can run
-every phase's checks (:mod:`plancheck.compiler.fused`). What they find is reported as
-:class:`~plancheck.compiler.findings.Findings`: a diagnostic is built only when asked for.
+every phase's checks (:mod:`plancheck.compiler.checker`). What they find is reported as
+:class:`~plancheck.diagnostics.findings.Findings`: a diagnostic is built only when asked for.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher, get_close_matches
 from functools import lru_cache
 
-from plancheck.compiler.diagnostics import Diagnostic, Edit, Suggestion, make
-from plancheck.compiler.findings import Findings
-from plancheck.compiler.lowering import format_reference
-from plancheck.dsl.ast import (
+from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
+from plancheck.diagnostics.span import escape_pointer
+from plancheck.ir.nodes import (
     Argument,
     MalformedReference,
     Param,
@@ -31,6 +31,7 @@ from plancheck.dsl.ast import (
     Toolset,
     ToolSignature,
 )
+from plancheck.ir.references import format_reference
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,7 +448,7 @@ def _unknown_input(
             Suggestion(
                 f"rename `{argument.name}` to `{guess}`",
                 (Edit(argument.span.pointer, delete=True),
-                 Edit(parent + "/" + guess.replace("~", "~0").replace("/", "~1"), raw)),
+                 Edit(parent + "/" + escape_pointer(guess), raw)),
                 "machine-applicable",
             )
         )

@@ -16,10 +16,10 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from plancheck.compiler.diagnostics import Diagnostic, Suggestion, make
-from plancheck.compiler.findings import Findings
-from plancheck.dsl.ast import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
-from plancheck.typecheck.lattice import Compat, TypeLattice
+from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.model import Diagnostic, Suggestion, make
+from plancheck.ir.lattice import Compat, TypeLattice
+from plancheck.ir.nodes import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
 from plancheck.typecheck.names import Link, PlanFacts, Resolution
 
 
@@ -221,7 +221,7 @@ def _check_literal(
 ) -> Diagnostic | None:
     value = literal.value
     if param.schema_text is not None:  # a JSON Schema parameter (MCP/OpenAI pools)
-        from plancheck.corpus.schema_types import schema_literal_diagnostic
+        from plancheck.ir.schema_types import schema_literal_diagnostic
 
         found = schema_literal_diagnostic(step, literal, param, tool)
         if found is not None or not isinstance(value, str):

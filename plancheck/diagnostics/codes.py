@@ -1,0 +1,245 @@
+"""The registry of diagnostic codes: one entry per code, grouped by the phase that reports it.
+
+``PC0xx`` driver and environment, ``PC1xx`` parsing and plan shape, ``PC2xx`` name
+resolution, ``PC3xx`` types and flows, ``PC4xx`` dependencies, ``PC5xx`` symbolic execution,
+``PC6xx`` comparison with a gold plan, ``PC7xx`` tool pools. ``plancheck explain CODE`` prints
+an entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plancheck.diagnostics.severity import Severity
+
+PHASES = {
+    "0": "driver",
+    "1": "parse",
+    "2": "names",
+    "3": "types",
+    "4": "dependencies",
+    "5": "interpretation",
+    "6": "gold comparison",
+    "7": "toolset",
+}
+
+# The paper's Table 18: fine FPoF types grouped into three top-level categories.
+FPOF_CATEGORY = {
+    "agent_mismatch": "Tool Mismatch",
+    "parameter_error": "Parameter Binding Error",
+    "dependency_error": "Parameter Binding Error",
+    "dependency_content_error": "Parameter Binding Error",
+    "early_stop": "Structural Error",
+    "hallucinated_extra_steps": "Structural Error",
+    "format_error": "Structural Error",
+    "empty_output": "Structural Error",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    explanation: str
+    fpof_type: str | None = None
+    default_enabled: bool = True  # off-by-default codes are reported only when selected
+
+    @property
+    def phase(self) -> str:
+        return PHASES[self.code[2]]
+
+    @property
+    def fpof_category(self) -> str | None:
+        return FPOF_CATEGORY.get(self.fpof_type) if self.fpof_type else None
+
+
+def _c(
+    code: str, name: str, sev: Severity, summary: str, explanation: str, fpof: str | None = None,
+    *, enabled: bool = True,
+) -> CodeInfo:
+    return CodeInfo(code, name, sev, summary, explanation.strip(), fpof, enabled)
+
+
+E, W, N = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+_ALL = [
+    # ---------------------------------------------------------------- driver
+    _c("PC001", "io-error", E, "A file could not be read or written.",
+       "The file named on the command line does not exist, is not readable, or is not text in "
+       "UTF-8. Nothing in it was checked."),
+    _c("PC002", "internal-error", E, "plancheck failed on this input; please report it.",
+       "An unexpected exception was raised while checking this input. The message names the "
+       "exception; the rest of the batch was still checked."),
+    _c("PC003", "config-error", E, "The configuration is invalid.",
+       "A value in `[tool.plancheck]` of pyproject.toml or in plancheck.toml, or a command-line "
+       "option, is not one plancheck understands."),
+    _c("PC004", "gold-not-found", E, "No gold plan for this prediction.",
+       "The prediction names a task id that the gold file does not contain, or names none."),
+    # ---------------------------------------------------------------- parse
+    _c("PC100", "invalid-json", E, "The document is not valid JSON.",
+       "The file (or record) could not be parsed as JSON, and no repair was attempted or none "
+       "succeeded. The label points at the first character the parser rejected."),
+    _c("PC101", "no-plan-found", E, "No plan was found in the text.",
+       "A raw model completion was searched for a JSON plan (a marker sentence, a code fence, a "
+       "wrapper object, or a bare array of step objects) and none was found."),
+    _c("PC102", "json-repaired", N, "Damaged JSON was repaired before checking.",
+       "The plan was not valid JSON; plancheck repaired it (json-repair, doubled braces, "
+       "trailing commas) the way the reference evaluator does, and checked the result. Use "
+       "--strict-json to treat damaged JSON as an error instead."),
+    _c("PC103", "plan-extracted", N, "The plan was taken from surrounding text.",
+       "The plan was found inside free text: after a marker sentence, inside a markdown code "
+       "fence, or inside a wrapper object such as {\"structured_plan\": [...]}."),
+    _c("PC104", "alias-key", N, "A step uses an alias for a field name.",
+       "A step wrote a field under a name the reference evaluator accepts as an alias "
+       "(`agent_name`, `step_index`, `dependencies`, `dependency_content`, `input`). It was read "
+       "as the canonical field. Use --strict-json to make this an error."),
+    _c("PC105", "not-a-plan", E, "The document is not a list of steps.",
+       "A plan is a JSON array of step objects (Appendix H.3 of the DisasterBench paper)."),
+    _c("PC106", "step-not-object", E, "A step is not a JSON object.",
+       "Every element of a plan must be an object with the fields agent, step, dependence, "
+       "dependence_content, inputs and outputs."),
+    _c("PC107", "missing-field", E, "A step lacks a required field.",
+       "Every step needs agent, step, dependence, dependence_content, inputs and outputs."),
+    _c("PC108", "wrong-field-type", E, "A step field has the wrong JSON type.",
+       "agent is a string, step an integer, dependence an array of integers, "
+       "dependence_content null or an object mapping a step number to a list of output keys, "
+       "inputs an object and outputs an array of strings."),
+    _c("PC109", "step-numbering", E, "Step numbers are not 0, 1, ..., n-1 in order.",
+       "Steps are numbered from 0 in the order they are listed. A plan whose numbering skips, "
+       "starts at 1, or goes backwards cannot be aligned with references or with a gold plan."),
+    _c("PC110", "duplicate-step", E, "Two steps have the same number.",
+       "Each step number may appear once; references to a repeated number are ambiguous."),
+    _c("PC111", "unknown-field", W, "A step has a field the schema does not define.",
+       "The field is ignored by the reference evaluator (it drops extra keys before comparing) "
+       "but is not part of the plan schema."),
+    _c("PC112", "empty-plan", E, "The plan has no steps.",
+       "An empty array is not a plan; the reference evaluator scores it as an early stop."),
+    _c("PC113", "noncanonical-dependence", W, "`dependence` is not written in canonical form.",
+       "The schema writes dependence as an array: [-1] when the step depends on nothing, "
+       "otherwise the step numbers it depends on. A bare -1 is accepted by the reference "
+       "evaluator but is not canonical."),
+    _c("PC114", "syntax-error", E, "The workflow DSL source has a syntax error.",
+       "The DSL parser could not continue at the marked token; the help lists what it expected."),
+    _c("PC115", "duplicate-argument", E, "An argument is given twice.",
+       "A tool call names the same input twice; only one binding can be kept."),
+    _c("PC116", "invalid-record", E, "A JSONL record does not hold a plan.",
+       "A record must be a plan array or an object with one of the fields structured_plan, "
+       "plan, completion or model_answer."),
+    # ---------------------------------------------------------------- names
+    _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
+       "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "
+       "suggests the closest defined names. The step's arguments are not checked further."),
+    _c("PC202", "unknown-input", E, "The step passes an input the tool does not take.",
+       "The input key is not one of the tool's declared inputs."),
+    _c("PC203", "missing-input", E, "The step does not pass a required input.",
+       "The tool declares this input as required and the step does not bind it."),
+    _c("PC204", "wrong-outputs", E, "The step's outputs are not exactly the tool's outputs.",
+       "`outputs` lists the output keys the tool produces, all of them, in the tool's order."),
+    _c("PC205", "malformed-reference", E, "A generated-value reference cannot be read.",
+       "References to earlier results are written `<GENERATED>-k-<output_key>`, where k is the "
+       "number of an earlier step and output_key one of that step's outputs."),
+    _c("PC206", "reference-to-missing-step", E, "A reference names a step the plan lacks.",
+       "The step number in the reference is not the number of any step of the plan."),
+    _c("PC207", "forward-reference", E, "A reference points to the same or a later step.",
+       "A step can only consume results of steps that run before it."),
+    _c("PC208", "unknown-output-reference", E, "A reference names an output the step lacks.",
+       "The referenced step's tool does not produce an output with that key."),
+    # ---------------------------------------------------------------- types
+    _c("PC301", "type-mismatch", E, "An input is bound to a result of the wrong type.",
+       "The producing step's output type is not a subtype of the type the consuming input "
+       "expects, and no implicit conversion exists between them. The primary label is at the "
+       "consuming argument, the secondary label at the producing step."),
+    _c("PC302", "literal-type-mismatch", W, "A literal path looks like the wrong kind of file.",
+       "The type inferred from the path (its extension and name) is incompatible with the "
+       "input's type. A path is weak evidence, so this is a warning."),
+    _c("PC303", "implicit-conversion", W, "A result is used where a related type is expected.",
+       "The value is convertible (for example a derived raster map stored as an image, consumed "
+       "where imagery is expected) but is not a subtype of the expected type."),
+    _c("PC304", "undeclared-flow", W, "The workflow graph declares no flow between these tools.",
+       "The toolset's declared flows (the official workflow graph) do not list the producing "
+       "tool as a source for the consuming tool. Types stay authoritative; this is a warning."),
+    # ---------------------------------------------------------------- dependencies
+    _c("PC401", "dependence-mismatch", E,
+       "`dependence` disagrees with the references the inputs make.",
+       "dependence must list exactly the steps whose results the inputs reference ([-1] when "
+       "none). plancheck derives it from the references and reports any difference; it does "
+       "not silently rewrite it."),
+    _c("PC402", "dependence-content-mismatch", E,
+       "`dependence_content` disagrees with the references the inputs make.",
+       "dependence_content maps each depended-on step to the output keys the inputs consume, "
+       "and is null when the step depends on nothing."),
+    _c("PC403", "too-many-predecessors", E, "The step depends on more steps than allowed.",
+       "The toolset limits how many earlier steps one step may consume from (DisasterBench: "
+       "one)."),
+    _c("PC404", "dependency-conflict", E, "The plan's dependency constraints are inconsistent.",
+       "Reported by `check --explain`: the labelled facts cannot all hold at once (a minimal "
+       "unsatisfiable core computed with Z3). Removing or changing any one of them resolves "
+       "this conflict."),
+    _c("PC405", "solver-timeout", W, "The constraint solver timed out.",
+       "Z3 did not finish within its time limit; no explanation or repair was computed."),
+    # ---------------------------------------------------------------- interpretation
+    _c("PC501", "use-before-definition", E, "A value is used before the step that makes it runs.",
+       "Executing the steps in the order listed, this input reads a result that no step has "
+       "produced yet."),
+    _c("PC502", "unused-output", W, "An output is produced and never consumed.",
+       "The step's other results feed later steps, but this one is used by none. Final steps' "
+       "outputs are the plan's results and are not reported."),
+    _c("PC503", "unreachable-result", N, "A step's results do not reach the final step.",
+       "Nothing computed by this step flows into the plan's last step; it is a separate "
+       "deliverable (or an unneeded step). Branching plans have such steps by design, so this "
+       "code is reported only when selected (--select PC503).", enabled=False),
+    # ---------------------------------------------------------------- gold comparison
+    _c("PC601", "empty-output", E, "The prediction is empty.",
+       "The model produced no answer that could be extracted.", "empty_output"),
+    _c("PC602", "format-error", E, "The prediction is not a list of step objects.",
+       "The extracted answer is not a JSON list, or one of its items is not an object.",
+       "format_error"),
+    _c("PC603", "step-id-mismatch", E, "A step number differs from the gold plan's.",
+       "At this position the gold plan has a different step number.", "parameter_error"),
+    _c("PC604", "tool-mismatch", E, "A step calls a different tool than the gold plan.",
+       "The tool differs from the gold plan's at the same position: the paper's Tool Mismatch, "
+       "usually a look-alike tool.", "agent_mismatch"),
+    _c("PC605", "input-mismatch", E, "A step's inputs differ from the gold plan's.",
+       "Input keys or values differ (values are compared type-exactly).", "parameter_error"),
+    _c("PC606", "output-mismatch", E, "A step's outputs differ from the gold plan's.",
+       "The outputs list differs from the gold plan's (order matters).", "parameter_error"),
+    _c("PC607", "gold-dependence-mismatch", E, "A step's dependence differs from the gold plan's.",
+       "The sorted dependence list differs from the gold plan's.", "dependency_error"),
+    _c("PC608", "gold-dependence-content-mismatch", E,
+       "A step's dependence_content differs from the gold plan's.",
+       "dependence_content differs from the gold plan's.", "dependency_content_error"),
+    _c("PC609", "early-stop", E, "The prediction stops before the gold plan ends.",
+       "Every aligned step matches, but the gold plan has more steps.", "early_stop"),
+    _c("PC610", "hallucinated-steps", E, "The prediction has steps the gold plan lacks.",
+       "Every aligned step matches, but the prediction continues past the gold plan's end.",
+       "hallucinated_extra_steps"),
+    _c("PC611", "evaluator-crash", E, "The reference evaluator crashes on this prediction.",
+       "The official harness records a crash of the evaluator (for example on a dependence "
+       "list mixing numbers and strings) as error type `exception` at step 0, with all four "
+       "metrics false. It is counted with the structural errors.", "exception"),
+    # ---------------------------------------------------------------- toolsets
+    _c("PC701", "unknown-type", E, "A type name is not declared in the toolset.",
+       "Every parameter and every supertype must name a declared type."),
+    _c("PC702", "duplicate-definition", E, "A name is defined twice in the toolset.",
+       "Types, tools and families each have one definition."),
+    _c("PC703", "type-cycle", E, "The subtype relation has a cycle.",
+       "A type cannot be its own (indirect) supertype."),
+    _c("PC704", "flow-unknown-tool", W, "A declared flow names a tool the toolset lacks.",
+       "The flow is ignored."),
+    _c("PC705", "tool-name-alias", W, "A tool is known under two names; one was mapped.",
+       "The official workflow graph calls a tool by a different name than the tool manifest "
+       "(`perception_data_convert_tool` vs `precipitation_data_convert_tool`); plancheck maps "
+       "the graph's name to the manifest's."),
+    _c("PC706", "invalid-toolset", E, "The tool pool description is malformed.",
+       "The toolset file (DSL, manifest, MCP or OpenAI tools) does not have the expected shape."),
+    _c("PC707", "unknown-family", W, "A tool names a workflow family that is not declared.",
+       "Declare the family with `family NAME \"description\"` in the toolset."),
+]
+
+CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}
+BY_NAME: dict[str, CodeInfo] = {info.name: info for info in _ALL}
+
+assert len(CODES) == len(_ALL), "duplicate diagnostic code"
+assert len(BY_NAME) == len(_ALL), "duplicate diagnostic name"

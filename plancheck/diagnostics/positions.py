@@ -1,0 +1,129 @@
+"""Turn the JSON pointers of unresolved spans into lines and columns, lazily.
+
+The fast path parses a plan with ``json.loads`` and records no positions. Only when a diagnostic
+is about to be shown does the driver ask a :class:`Positions` object for the span of a pointer;
+the first such request computes a source map of the JSON text (json-source-map) and every later
+one is a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from plancheck.diagnostics.span import Span
+
+
+class LineIndex:
+    """Offset <-> (line, column) for one text; both 1-based."""
+
+    __slots__ = ("_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        index = text.find("\n")
+        while index != -1:
+            starts.append(index + 1)
+            index = text.find("\n", index + 1)
+        self._starts = starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        if line < 1 or line > len(self._starts):
+            return ""
+        start = self._starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start : end if end != -1 else len(self.text)].rstrip("\r")
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+
+class Positions:
+    """Resolves the spans of one plan against the file it came from.
+
+    * ``json_region``: where, in the file, the JSON text that was parsed *verbatim* lies; the
+      plan's pointers are relative to that JSON document, below ``prefix``.
+    * ``text_offset``: where the text handed to the raw-completion extractor starts in the file
+      (``None`` when that text is not a verbatim part of the file, e.g. a JSON-escaped string),
+      so that the extractor's offset-only spans can be placed.
+    * ``fallback``: the file region every other span resolves to.
+    """
+
+    def __init__(
+        self,
+        file: str,
+        lines: LineIndex,
+        *,
+        json_region: tuple[int, int] | None = None,
+        prefix: str = "",
+        text_offset: int | None = 0,
+        fallback: tuple[int, int] | None = None,
+    ) -> None:
+        self.file = file
+        self.lines = lines
+        self.json_region = json_region
+        self.prefix = prefix
+        self.text_offset = text_offset
+        self.fallback = fallback or json_region or (0, len(lines.text))
+        self._map: dict[str, Any] | None = None
+
+    def _source_map(self) -> dict[str, Any]:
+        if self._map is None:
+            self._map = {}
+            if self.json_region is not None:
+                import json_source_map
+
+                start, end = self.json_region
+                try:
+                    self._map = json_source_map.calculate(self.lines.text[start:end])
+                except Exception:  # any failure only costs precision
+                    self._map = {}
+        return self._map
+
+    def pointer_offsets(self, pointer: str, on_key: bool = False) -> tuple[int, int] | None:
+        if self.json_region is None or not pointer.startswith(self.prefix):
+            return None
+        # json-source-map keys its map by the raw member names joined with "/" (unescaped).
+        relative = pointer[len(self.prefix) :].replace("~1", "/").replace("~0", "~")
+        source_map = self._source_map()
+        # Walk up to the nearest pointer that exists (a deleted or missing member).
+        while relative not in source_map and relative:
+            relative = relative.rsplit("/", 1)[0]
+            on_key = False
+        entry = source_map.get(relative)
+        if entry is None:
+            return None
+        if on_key and entry.key_start is not None:
+            begin, finish = entry.key_start.position, entry.key_end.position
+        else:
+            begin, finish = entry.value_start.position, entry.value_end.position
+        base = self.json_region[0]
+        return base + begin, base + finish
+
+    def resolve(self, span: Span) -> Span:
+        if span.resolved:
+            return span
+        found: tuple[int, int] | None = None
+        if span.pointer is not None:
+            found = self.pointer_offsets(span.pointer, span.on_key)
+        elif span.start_offset >= 0 and self.text_offset is not None:
+            found = (self.text_offset + span.start_offset, self.text_offset + span.end_offset)
+        begin, finish = found if found is not None else self.fallback
+        start_line, start_col = self.lines.position(begin)
+        end_line, end_col = self.lines.position(finish)
+        return span._replace(
+            file=self.file,
+            start_line=start_line,
+            start_col=start_col,
+            end_line=end_line,
+            end_col=end_col,
+            start_offset=begin,
+            end_offset=finish,
+        )

@@ -1,0 +1,57 @@
+"""The reference syntax of plans: ``<GENERATED>-k-<key>`` names output ``key`` of step ``k``.
+
+Reading an input value classifies it as a reference, a reference that cannot be read, or a
+literal; formatting writes the canonical spelling (planners, printers and repairs use it).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Binding, Literal, MalformedReference, Reference, Step
+
+REFERENCE_RE = re.compile(r"^<GENERATED>-(\d+)-<([^<>]+)>$")
+_LOOKS_LIKE_REFERENCE = re.compile(r"<\s*GENERATED\s*>|^\s*GENERATED\s*-", re.IGNORECASE)
+_STEP_NUMBER_IN_REFERENCE = re.compile(r"GENERATED\s*>?\s*-\s*(\d+)", re.IGNORECASE)
+
+
+def format_reference(step: int, key: str) -> str:
+    return f"<GENERATED>-{step}-<{key}>"
+
+
+@lru_cache(maxsize=2048)
+def reference_parts(value: str) -> tuple[int, str] | None:
+    """The step number and output key of a reference in the common spelling,
+    ``<GENERATED>-k-<key>`` (None: ``value`` is not one). Kept: plans repeat references."""
+    match = REFERENCE_RE.match(value)
+    return (int(match.group(1)), match.group(2)) if match is not None else None
+
+
+def read_binding(value: Any, span: Span) -> Binding:
+    """Classify an input value: a reference, a reference that cannot be read, or a literal."""
+    if type(value) is str and value.startswith("<GENERATED>-"):
+        parts = reference_parts(value)  # the common spelling, without upper-casing first
+        if parts is not None:
+            return Reference(parts[0], parts[1], span, value)
+    if isinstance(value, str) and "GENERATED" in value.upper():
+        match = REFERENCE_RE.match(value)
+        if match:
+            return Reference(int(match.group(1)), match.group(2), span, raw=value)
+        if _LOOKS_LIKE_REFERENCE.search(value):
+            number = _STEP_NUMBER_IN_REFERENCE.search(value)
+            return MalformedReference(value, span, int(number.group(1)) if number else None)
+    return Literal(value, span)
+
+
+def derived_content(step: Step) -> dict[str, list[str]] | None:
+    """``dependence_content`` as the references imply it (keys in the order inputs use them)."""
+    content: dict[str, list[str]] = {}
+    for argument in step.args:
+        if isinstance(argument.value, Reference):
+            keys = content.setdefault(str(argument.value.step), [])
+            if argument.value.key not in keys:
+                keys.append(argument.value.key)
+    return content or None

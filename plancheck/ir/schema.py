@@ -1,0 +1,42 @@
+"""The plan step schema (the paper's Appendix H.3): its fields, the aliases the reference
+evaluator accepts for them, and the wrapper objects a plan may arrive in.
+
+Every frontend and the reference-parity scorer read these names from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STEP_FIELDS = ("agent", "step", "dependence", "dependence_content", "inputs", "outputs")
+# Field names the reference evaluator reads as aliases of the canonical ones.
+FIELD_ALIASES = {
+    "agent_name": "agent",
+    "step_index": "step",
+    "dependencies": "dependence",
+    "dependency_content": "dependence_content",
+    "input": "inputs",
+}
+WRAPPER_KEYS = ("structured_plan", "plan", "structured_task_plan", "task_plan", "answer")
+
+
+def json_type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,124 @@
+"""The human renderer: rustc-style text with source excerpts, carets and labels.
+
+Colour is used only on a terminal, and never when ``NO_COLOR`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import IO
+
+from plancheck.diagnostics.model import Diagnostic, Label, Severity
+from plancheck.diagnostics.positions import LineIndex
+
+_COLOURS = {
+    Severity.ERROR: "\033[1;31m",
+    Severity.WARNING: "\033[1;33m",
+    Severity.INFO: "\033[1;36m",
+}
+_BOLD, _BLUE, _RESET = "\033[1m", "\033[1;34m", "\033[0m"
+_MAX_EXCERPT_COLUMNS = 160
+
+
+def use_colour(stream: IO[str]) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class TextRenderer:
+    def __init__(self, colour: bool = False,
+                 lines_for: Callable[[str], LineIndex | None] | None = None) -> None:
+        self.colour = colour
+        self.lines_for = lines_for or (lambda _file: None)
+
+    def paint(self, text: str, style: str) -> str:
+        return f"{style}{text}{_RESET}" if self.colour else text
+
+    def render(self, diagnostic: Diagnostic) -> str:
+        severity = diagnostic.severity
+        head = self.paint(f"{severity.label}[{diagnostic.code}]", _COLOURS[severity])
+        out = [f"{head}{self.paint(': ' + diagnostic.message, _BOLD)}"]
+        primary = diagnostic.primary
+        location = diagnostic.file or "<input>"
+        if primary is not None and primary.span.resolved:
+            location += f":{primary.span.start_line}:{primary.span.start_col}"
+        if diagnostic.record:
+            location += f" (record {diagnostic.record})"
+        gutter_width = self._gutter_width(diagnostic)
+        pad = " " * gutter_width
+        out.append(f"{pad}{self.paint('-->', _BLUE)} {location}")
+        excerpt = self._excerpt(diagnostic, gutter_width)
+        if excerpt:
+            out.append(f"{pad} {self.paint('|', _BLUE)}")
+            out.extend(excerpt)
+        footer = [("note", note) for note in diagnostic.notes]
+        footer += [("help", line) for line in diagnostic.help]
+        footer += [("fix", s.message) for s in diagnostic.suggestions
+                   if s.machine_applicable and s.message not in diagnostic.help]
+        if footer:
+            out.append(f"{pad} {self.paint('|', _BLUE)}")
+        for kind, text in footer:
+            out.append(f"{pad} {self.paint('=', _BLUE)} {self.paint(kind, _BOLD)}: {text}")
+        return "\n".join(out)
+
+    def _gutter_width(self, diagnostic: Diagnostic) -> int:
+        lines = [label.span.end_line for label in diagnostic.labels if label.span.resolved]
+        return len(str(max(lines))) if lines else 1
+
+    def _excerpt(self, diagnostic: Diagnostic, width: int) -> list[str]:
+        index = self.lines_for(diagnostic.file or "")
+        if index is None:
+            return []
+        labels = sorted(
+            (label for label in diagnostic.labels
+             if label.span.resolved and (label.span.file == diagnostic.file
+                                         or not label.span.file)),
+            key=lambda label: (label.span.start_line, not label.primary),
+        )
+        out: list[str] = []
+        previous_line = None
+        for label in labels:
+            line_no = label.span.start_line
+            text = index.line_text(line_no)
+            if previous_line is not None and line_no > previous_line + 1:
+                out.append(self.paint("...", _BLUE))
+            if line_no != previous_line:
+                number = str(line_no).rjust(width)
+                out.append(f"{self.paint(number + ' |', _BLUE)} {_clip(text)}")
+            previous_line = line_no
+            out.append(self._underline(label, text, width, diagnostic.severity))
+        return out
+
+    def _underline(self, label: Label, text: str, width: int, severity: Severity) -> str:
+        span = label.span
+        start = max(span.start_col - 1, 0)
+        end = span.end_col - 1 if span.end_line == span.start_line else len(text)
+        end = max(end, start + 1)
+        start, end = min(start, _MAX_EXCERPT_COLUMNS), min(end, _MAX_EXCERPT_COLUMNS + 1)
+        mark = ("^" if label.primary else "-") * (end - start)
+        style = _COLOURS[severity] if label.primary else _BLUE
+        message = f" {label.message}" if label.message else ""
+        return (f"{' ' * width} {self.paint('|', _BLUE)} {' ' * start}"
+                f"{self.paint(mark + message, style)}")
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_EXCERPT_COLUMNS else text[:_MAX_EXCERPT_COLUMNS] + "…"
+
+
+def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int) -> str:
+    def count(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    found = [count(errors, "error"), count(warnings, "warning")]
+    if infos:
+        found.append(count(infos, "note"))
+    checked = f"{count(plans, 'plan')} in {count(files, 'file')}"
+    if not errors and not warnings and not infos:
+        return f"All checks passed ({checked})."
+    return f"Found {', '.join(found[:-1])} and {found[-1]} ({checked} checked)."

@@ -1,0 +1,273 @@
+"""The layer map: each package imports only from its own layer and the layers below it.
+
+Every ``import`` in ``plancheck/`` counts, at module level or inside a function, and so does
+``importlib.import_module("plancheck....")`` with a literal name. Imports under
+``if TYPE_CHECKING:`` are exempt (they never run). On top of the map, packages must not import
+each other in a cycle, even within one layer.
+
+The map (bottom to top) is the README's Layout section; a module that no entry covers is a
+failure too, so a new package has to be placed before it can land.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "plancheck"
+
+# Layer of each top-level unit of ``plancheck`` (a subpackage or a module). ``plancheck`` itself
+# (its ``__init__``) imports nothing at run time: it exports the API lazily.
+LAYERS: dict[str, int] = {
+    "plancheck": 0,
+    "plancheck.build_info": 0,
+    "plancheck.diagnostics": 0,
+    "plancheck.fast_json": 0,
+    "plancheck.ir": 1,
+    "plancheck.dsl": 2,
+    "plancheck.dora": 2,
+    "plancheck.typecheck": 3,
+    "plancheck.interp": 3,
+    "plancheck.compiler": 4,
+    "plancheck.corpus": 4,
+    "plancheck.api": 7,
+    "plancheck.render": 5,
+    "plancheck.smt": 6,
+    "plancheck.scoring": 6,
+    "plancheck.testing": 6,
+    "plancheck.planners": 7,
+    "plancheck.config": 8,
+    "plancheck.cli": 8,
+    "plancheck.__main__": 8,
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the imported module (or package)
+    file: str
+    line: int
+
+
+def module_name(root: Path, file: Path) -> str:
+    parts = list(file.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node, except the bodies of ``if TYPE_CHECKING:`` blocks."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports_of(root: Path) -> Iterator[Import]:
+    for file in sorted(root.rglob("*.py")):
+        source = module_name(root, file)
+        is_package = file.name == "__init__.py"
+        tree = ast.parse(file.read_text(encoding="utf-8"), str(file))
+        for node in _runtime_nodes(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = source.split(".")
+                    if not is_package:
+                        base = base[:-1]
+                    base = base[: len(base) - node.level + 1]
+                    module = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    module = node.module or ""
+                # ``from package import module`` imports the module.
+                targets = [f"{module}.{alias.name}" for alias in node.names] or [module]
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute | ast.Name)
+                and (getattr(node.func, "attr", None) or getattr(node.func, "id", None))
+                == "import_module"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                targets = [node.args[0].value]
+            for target in targets:
+                if target == "plancheck" or target.startswith("plancheck."):
+                    yield Import(source, target, str(file), getattr(node, "lineno", 0))
+
+
+def unit_of(module: str, layers: dict[str, int]) -> str | None:
+    """The longest entry of the layer map that covers ``module``."""
+    parts = module.split(".")
+    # The root entry is the package's ``__init__`` alone, not every module below it.
+    for end in range(len(parts), 1, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in layers:
+            return candidate
+    return "plancheck" if module == "plancheck" else None
+
+
+def violations(root: Path, layers: dict[str, int]) -> list[str]:
+    """Upward imports, modules the map does not place, and cycles between units."""
+    found: list[str] = []
+    graph: dict[str, set[str]] = {}
+    for item in imports_of(root):
+        source_unit = unit_of(item.source, layers)
+        target_unit = unit_of(item.target, layers)
+        name = item.target.removeprefix("plancheck.")
+        if target_unit is None and "." not in name and not (
+            (root / name).is_dir() or (root / f"{name}.py").is_file()
+        ):
+            target_unit = "plancheck"  # ``from plancheck import __version__``: an attribute
+        if source_unit is None:
+            found.append(f"{item.file}: module {item.source} is not in the layer map")
+            continue
+        if target_unit is None:
+            found.append(f"{item.file}:{item.line}: {item.target} is not in the layer map")
+            continue
+        if layers[target_unit] > layers[source_unit]:
+            found.append(
+                f"{item.file}:{item.line}: {item.source} (layer {layers[source_unit]}) imports "
+                f"{item.target} (layer {layers[target_unit]}): an import up the layer map"
+            )
+        if target_unit not in {source_unit, "plancheck"}:
+            graph.setdefault(source_unit, set()).add(target_unit)
+    found.extend(f"import cycle between packages: {' -> '.join(c)}" for c in cycles(graph))
+    return found
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append([*sorted(component), sorted(component)[0]])
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def test_the_package_follows_the_layer_map() -> None:
+    problems = violations(PACKAGE_ROOT, LAYERS)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_unit_in_the_map_exists() -> None:
+    for unit in LAYERS:
+        path = PACKAGE_ROOT.parent.joinpath(*unit.split("."))
+        assert path.is_dir() or path.with_suffix(".py").is_file(), unit
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "plancheck"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def test_an_upward_import_is_caught_at_module_level_and_inside_functions(
+    tmp_path: Path,
+) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "diagnostics/__init__.py": "",
+        "diagnostics/model.py": "from plancheck.compiler.driver import check_plan\n",
+        "ir/__init__.py": "",
+        "ir/nodes.py": """
+            from typing import TYPE_CHECKING
+            if TYPE_CHECKING:
+                from plancheck.compiler.driver import Report  # exempt: never runs
+            def late():
+                from ..render import text  # a relative import inside a function
+                import importlib
+                return importlib.import_module("plancheck.cli")
+        """,
+        "compiler/__init__.py": "",
+        "compiler/driver.py": "from plancheck.diagnostics.model import Diagnostic\n",
+        "render/__init__.py": "",
+        "render/text.py": "",
+        "cli/__init__.py": "",
+    })
+    problems = violations(root, LAYERS)
+    assert any("plancheck.diagnostics.model (layer 0) imports plancheck.compiler.driver" in p
+               for p in problems), problems
+    assert any("plancheck.ir.nodes (layer 1) imports plancheck.render.text" in p
+               for p in problems), problems
+    assert any("plancheck.ir.nodes (layer 1) imports plancheck.cli" in p for p in problems)
+    assert not any("nodes.py:4:" in p for p in problems), problems  # TYPE_CHECKING: exempt
+    assert len([p for p in problems if "layer map" in p and "up" in p]) == 3, problems
+
+
+def test_a_cycle_within_one_layer_is_caught(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "typecheck/__init__.py": "",
+        "typecheck/names.py": "def f():\n    from plancheck.interp import engine\n",
+        "interp/__init__.py": "",
+        "interp/engine.py": "from plancheck.typecheck.names import f\n",
+    })
+    problems = violations(root, LAYERS)
+    assert problems == [
+        "import cycle between packages: plancheck.interp -> plancheck.typecheck -> "
+        "plancheck.interp"
+    ]
+
+
+def test_an_unplaced_module_is_caught(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"__init__.py": "", "newthing.py": "import plancheck.ir\n"})
+    assert any("not in the layer map" in p for p in violations(root, LAYERS))
+
+
+@pytest.mark.parametrize("unit", sorted(LAYERS))
+def test_readme_layout_names_every_unit(unit: str) -> None:
+    readme = (PACKAGE_ROOT.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    short = unit.removeprefix("plancheck.").replace(".", "/")
+    if unit in {"plancheck", "plancheck.__main__"}:
+        return
+    assert f"`{short}" in section, f"the README's Layout section does not describe {short}"
