@@ -108,11 +108,14 @@ def run(args: argparse.Namespace) -> int:
     files = len({r.file for r in reports})
     plans = sum(1 for r in reports if r.plan is not None or r.value is not None)
 
-    from plancheck.render.registry import RenderContext, renderer
+    from plancheck.render.registry import RenderContext, Sources, renderer
 
+    sources = Sources()
+    for report in reports:
+        sources.add(report.file, report.record, report.lines, report.positions)
     to_file = args.output is not None and args.output != "-"
     context = RenderContext(
-        diagnostics, reports, files=files, plans=plans, quiet=args.quiet,
+        diagnostics, sources, files=files, plans=plans, quiet=args.quiet,
         colour=not to_file and format_name == "text" and _colour(sys.stdout),
     )
     if to_file or not args.statistics:

@@ -18,7 +18,6 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Plan, Toolset
-from plancheck.ir.schema import WRAPPER_KEYS
 
 RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
 DSL_SUFFIXES = (".wf",)
@@ -292,12 +291,3 @@ def _dsl_units(source: SourceFile, text: str, file: str, lines: LineIndex) -> No
         name = plan.name or (f"plan {i}" if len(module.plans) > 1 else None)
         source.units.append(PlanUnit(file, name, positions, plan=plan,
                                      diagnostics=plan_diagnostics.get(i, [])))
-
-
-def unwrap_record_plan(value: Any) -> Any:
-    """The plan inside a wrapper object, for tools that want the bare value."""
-    if isinstance(value, dict):
-        for key in WRAPPER_KEYS:
-            if isinstance(value.get(key), list):
-                return value[key]
-    return value

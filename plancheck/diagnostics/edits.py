@@ -67,11 +67,6 @@ def text_edits(edits: Sequence[Edit], positions: Positions) -> list[TextEdit] | 
     return [TextEdit(base + e.start, base + e.end, e.text) for e in planned]
 
 
-def apply_text_edits(text: str, edits: Sequence[TextEdit]) -> str:
-    """The text with non-overlapping replacements applied."""
-    return _splice(text, list(edits))
-
-
 # --------------------------------------------------------------------------- JSON semantics
 
 

@@ -7,7 +7,7 @@ that programs consuming them never parse message text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,7 +17,6 @@ from plancheck.diagnostics.span import Span
 
 __all__ = [
     "Diagnostic",
-    "DiagnosticSink",
     "Edit",
     "Label",
     "Severity",
@@ -136,30 +135,3 @@ def make(
         data=dict(data or {}),
         suggestions=tuple(suggestions),
     )
-
-
-class DiagnosticSink:
-    """Collects diagnostics for one plan, in the order the phases report them."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self) -> None:
-        self._items: list[Diagnostic] = []
-
-    def add(self, diagnostic: Diagnostic) -> None:
-        self._items.append(diagnostic)
-
-    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self._items.extend(diagnostics)
-
-    def __iter__(self) -> Iterator[Diagnostic]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def has_errors(self) -> bool:
-        return any(d.severity is Severity.ERROR for d in self._items)
-
-    def items(self) -> list[Diagnostic]:
-        return list(self._items)

@@ -104,11 +104,6 @@ class _Terms:
         return f"{_name(tool)}({args})"
 
 
-def call_term(tool: str, arguments: dict[str, SymbolicValue]) -> str:
-    """The term of one call of ``tool`` on ``arguments``."""
-    return _Terms().call(tool, arguments)
-
-
 def trace_form(trace: Trace) -> tuple[str, ...]:
     """The canonical form of the calls a run of the symbolic interpreter made (what
     :func:`canonical_form` computes, from a :class:`~plancheck.interp.engine.Trace` of

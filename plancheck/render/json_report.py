@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plancheck import __version__
 from plancheck.diagnostics.model import Diagnostic, Severity
 from plancheck.diagnostics.serialize import diagnostic_to_dict
+
+if TYPE_CHECKING:
+    from plancheck.render.registry import RenderContext
 
 SCHEMA_VERSION = 1
 
@@ -37,3 +40,8 @@ def render_json(diagnostics: list[Diagnostic], *, files: int, plans: int) -> str
         "diagnostics": [diagnostic_to_dict(d) for d in diagnostics],
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def render_json_document(context: RenderContext) -> str:
+    """The ``json`` format."""
+    return render_json(list(context.diagnostics), files=context.files, plans=context.plans)

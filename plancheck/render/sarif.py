@@ -193,15 +193,15 @@ def _region(span: Span) -> dict[str, Any]:
 
 def _fix(suggestion: Suggestion, diagnostic: Diagnostic, context: RenderContext,
          root: Path) -> dict[str, Any] | None:
-    report = context.report_of(diagnostic)
-    if report is None or report.positions is None or diagnostic.file in _NOT_A_FILE | {None}:
+    positions = context.sources.positions(diagnostic)
+    if positions is None or diagnostic.file in _NOT_A_FILE | {None}:
         return None
     from plancheck.diagnostics.edits import text_edits
 
-    edits = text_edits(suggestion.edits, report.positions)
+    edits = text_edits(suggestion.edits, positions)
     if edits is None:
         return None
-    lines = report.positions.lines
+    lines = positions.lines
     replacements = []
     for edit in edits:
         start_line, start_col = lines.position(edit.start)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from plancheck.diagnostics.model import Diagnostic, Label, Severity
 from plancheck.diagnostics.positions import LineIndex
+
+if TYPE_CHECKING:
+    from plancheck.render.registry import RenderContext
 
 _COLOURS = {
     Severity.ERROR: "\033[1;31m",
@@ -122,3 +125,25 @@ def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int)
     if not errors and not warnings and not infos:
         return f"All checks passed ({checked})."
     return f"Found {', '.join(found[:-1])} and {found[-1]} ({checked} checked)."
+
+
+def render_text(context: RenderContext) -> str:
+    """The ``text`` format: each diagnostic with its excerpt, then the summary line."""
+    text = TextRenderer(colour=context.colour, lines_for=context.sources.lines)
+    out: list[str] = []
+    if not context.quiet:
+        for diagnostic in context.diagnostics:
+            if context.sources.has(diagnostic):
+                out.extend((text.render(diagnostic), ""))
+            else:
+                out.append(plain_line(diagnostic))
+    counts = {s: sum(1 for d in context.diagnostics if d.severity is s) for s in Severity}
+    out.append(summary_line(counts[Severity.ERROR], counts[Severity.WARNING],
+                            counts[Severity.INFO], context.plans, context.files))
+    return "\n".join(out)
+
+
+def plain_line(diagnostic: Diagnostic) -> str:
+    """A diagnostic that has no source excerpt (a toolset or configuration problem)."""
+    where = f"{diagnostic.file}: " if diagnostic.file else ""
+    return f"{where}{diagnostic.severity.label}[{diagnostic.code}]: {diagnostic.message}"

@@ -21,7 +21,6 @@ named inputs (``name:Type``) fit by subtyping.
 from __future__ import annotations
 
 import json
-import posixpath
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -304,9 +303,3 @@ def synthesize(
                 produced += 1
                 if produced >= limit:
                     return
-
-
-def describe_input(given: TypedInput) -> str:
-    if given.type is not None:
-        return f"{given.value}: {given.type}"
-    return f"{posixpath.basename(given.value)} ({given.extension})"
