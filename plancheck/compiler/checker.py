@@ -43,6 +43,16 @@ from plancheck.compiler.lowering import (
     lower_step,
     step_span,
 )
+from plancheck.diagnostics.codes import (
+    DEPENDENCIES,
+    EARLY,
+    NAMES,
+    NUMBERING,
+    REFERENCES,
+    TYPES,
+    UNREACHABLE,
+    UNUSED,
+)
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic
 from plancheck.diagnostics.span import Span
@@ -50,7 +60,7 @@ from plancheck.interp.canonical import FormWriter, literal_term
 from plancheck.interp.checks import DataFlow, unreachable_steps, unused_outputs
 from plancheck.ir.lattice import TypeLattice
 from plancheck.ir.nodes import Param, Plan, Reference, Step, Toolset, ToolSignature
-from plancheck.ir.references import reference_parts
+from plancheck.ir.references import mentions_generated, reference_parts
 from plancheck.typecheck.deps import (
     check_step_dependencies,
     dependence_codes,
@@ -61,12 +71,14 @@ from plancheck.typecheck.names import (
     NameResolver,
     PlanFacts,
     check_numbering,
+    clean_producer,
+    inputs_pass,
     outputs_differ,
     wrong_outputs_diagnostic,
 )
 from plancheck.typecheck.types import (
     check_step_types,
-    plain_path_fits,
+    literal_passes,
     reference_codes,
     reference_diagnostic,
 )
@@ -76,8 +88,6 @@ __all__ = ["Checked", "check_json_plan", "check_plan_steps"]
 _ROOT: Final = Span("<prediction>", pointer="")
 _PREFIX: Final = "<GENERATED>-"
 _NO_DEPENDENCE: Final = [-1]
-# The phases, in the order the pipeline runs them (findings are reported in this order).
-LOWERING, NUMBERING, NAMES, REFERENCES, DEPENDENCIES, TYPES, EARLY, UNUSED, UNREACHABLE = range(9)
 
 
 class Checked:
@@ -235,24 +245,23 @@ def _settle(
 ) -> bool:
     """Check and run a clean step of a known tool straight from its JSON fields, when the
     name, reference and literal checks find nothing in it: report what the output, dependency
-    and type checks find (with the phases' own tests: :func:`outputs_differ`,
-    :func:`dependence_codes`, :func:`reference_codes`), run it (data flow, canonical form)
-    and return True. Otherwise change nothing and return False: the step then goes through
-    the phases' own checks.
+    and type checks find, run it (data flow, canonical form) and return True. Otherwise
+    change nothing and return False: the step then goes through the phases' per-step checks.
 
-    Why the name, reference and literal checks find nothing: the fields lowered cleanly;
-    the tool is known, every input key is one of its inputs and every required one is passed
-    (``check_inputs``'s test); each reference is well formed and names an output of the tool
-    of the last step listed earlier with that number, so it resolves with no finding; every
-    other input is a string the lowering reads as a literal, and a plain path whose kind
-    fits its input (``_plain_path_fits``). And why no reference is read early: the slot each
-    reads was produced by that earlier step, whose tool makes all its outputs.
+    Every test here is the rule's own function, the one its per-step check runs first:
+    :func:`inputs_pass` (input names), :func:`mentions_generated` (the lowering reads a
+    string as a literal), :func:`clean_producer` (a reference resolves with no finding),
+    :func:`literal_passes` (a literal draws no type finding), :func:`outputs_differ`,
+    :func:`dependence_codes`, :func:`reference_codes`, and the data flow's own moves
+    (:meth:`DataFlow.start`, :meth:`DataFlow.read`, :meth:`DataFlow.finish`). A reference that
+    resolves cleanly reads a slot already made (its producer is an earlier step of a known
+    tool, which makes all its outputs), so no reference of a settled step is read early.
     """
     tool, index, dependence, content, inputs, outputs = fields
-    if not (inputs.keys() <= entry.inputs and entry.required <= inputs.keys()):
+    signature = entry.signature
+    if not inputs_pass(inputs.keys(), signature):
         return False
     tools = facts.tools
-    types, fits = entry.types, tables.fits
     # The references, in input order: (input, step number, output key, producer's tool,
     # the type codes the reference draws); and the keys read of each step.
     reads: list[tuple[str, int, str, ToolSignature, tuple[str, ...]]] | None = None
@@ -260,32 +269,25 @@ def _settle(
     for name, value in inputs.items():
         if type(value) is not str:
             return False
-        if value.startswith(_PREFIX):
-            parts = reference_parts(value)
-            if parts is None:
-                return False
+        parts = reference_parts(value) if value.startswith(_PREFIX) else None
+        if parts is not None:
             number, key = parts
-            producer = facts.earlier(position, number)
+            producer = clean_producer(facts, position, number, key)
             if producer is None:
                 return False
-            producer_tool = tools.get(producer)
-            if producer_tool is None:
-                return False
-            codes = entry.reads(name, producer_tool, key, tables)
-            if codes is None:  # not an output of that tool
-                return False
+            producer_tool = tools[producer]
             if reads is None:
                 reads = []
-            reads.append((name, number, key, producer_tool, codes))
+            reads.append((name, number, key, producer_tool,
+                          entry.reads(name, producer_tool, key, tables)))
             keys = consumed.get(number)
             if keys is None:
                 consumed[number] = {key}
             else:
                 keys.add(key)
-        elif (expected := types[name]) is None or not fits(value, expected):
+        elif not tables.literal_passes(value, entry.params[name]):
             return False
     # Settled: what the other checks find, in their phases, and run it.
-    signature = entry.signature
     if outputs_differ(outputs, signature):
         findings.phase = NAMES
         findings.report("PC204", _outputs_finding, facts, position, signature)
@@ -301,19 +303,16 @@ def _settle(
         for code in found:
             findings.report(code, _dependence_finding, code, facts, position, set(consumed),
                             limit)
-    flow.executed.add(index)
+    flow.start(index)
     if reads is not None:
-        slots = flow.consumed
         for name, number, key, producer_tool, codes in reads:
-            slots.add((number, key))
+            flow.read(number, key)
             if codes:
                 findings.phase = TYPES
                 for code in codes:
                     findings.report(code, _reference_finding, code, facts, position, name,
                                     producer_tool, signature, tables.toolset)
-    produced = flow.produced
-    for key in signature.output_names:
-        produced.add((index, key))
+    flow.finish(index, signature.output_names)
     if writer is not None:
         terms = {}
         for name, value in inputs.items():
@@ -360,37 +359,28 @@ def _reference_finding(
 
 
 class _ToolEntry:
-    """A known tool, as the fast path looks at it: its input names, the required ones, and
-    what the types phase says of references to outputs of other tools."""
+    """A known tool, as the fast path looks at it: its parameters by name, and what the types
+    phase says of references to outputs of other tools."""
 
-    __slots__ = ("_reads", "inputs", "params", "required", "signature", "types")
+    __slots__ = ("_reads", "params", "signature")
 
     def __init__(self, signature: ToolSignature) -> None:
         self.signature = signature
-        self.inputs = frozenset(signature.input_names)
-        self.required = signature.required_input_names
         self.params = {param.name: param for param in signature.inputs}
-        # Each input's type; None for an input a JSON Schema types, whose literals the types
-        # phase always looks at (``_plain_path_fits`` is false for them).
-        self.types = {
-            param.name: param.type if param.schema_text is None else None
-            for param in signature.inputs
-        }
-        self._reads: dict[tuple[str, str, str], tuple[ToolSignature, tuple[str, ...] | None]] = {}
-
+        self._reads: dict[tuple[str, str, str], tuple[ToolSignature, tuple[str, ...]]] = {}
 
     def reads(self, name: str, producer: ToolSignature, key: str, tables: _Tables
-              ) -> tuple[str, ...] | None:
+              ) -> tuple[str, ...]:
         """What the types phase reports on input ``name`` reading output ``key`` of a step of
-        ``producer`` (:func:`reference_codes`); None when ``producer`` has no such output."""
+        ``producer`` (:func:`reference_codes`; ``producer`` makes ``key``)."""
         memo_key = (name, producer.name, key)
         found = self._reads.get(memo_key)
         if found is None or found[0] is not producer:
             if len(self._reads) >= 1024:
                 self._reads.clear()  # (keys come from plans: a misspelt one is kept too)
             output = producer.output(key)
-            codes = None if output is None else tables.reference_codes(
-                producer, output, self.signature, self.params[name])
+            assert output is not None
+            codes = tables.reference_codes(producer, output, self.signature, self.params[name])
             found = self._reads[memo_key] = (producer, codes)
         return found[1]
 
@@ -409,20 +399,18 @@ class _Tables:
         self._stamp = _stamp(toolset)
         self._tools: dict[str, _ToolEntry] = {}
         self._references: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
-        self._fits: dict[tuple[str, str], bool] = {}
+        self._fits: dict[tuple[str, int], bool] = {}
 
-    def fits(self, value: str, expected: str) -> bool:
-        """Whether the string ``value`` is a literal the types phase says nothing about
-        where ``expected`` is wanted (an input without a JSON Schema): no ``GENERATED`` in it
-        (the lowering would look closer), and a plain path that fits (``_plain_path_fits``).
-        Kept: batches repeat their paths."""
-        key = (value, expected)
+    def literal_passes(self, value: str, param: Param) -> bool:
+        """Whether the string ``value`` passed for ``param`` is a literal (the lowering reads
+        it as one) on which the type checks find nothing. Kept: batches repeat their paths."""
+        key = (value, id(param))  # (the toolset keeps its parameters alive)
         found = self._fits.get(key)
         if found is None:
             if len(self._fits) >= 2048:
                 self._fits.clear()
-            found = self._fits[key] = "GENERATED" not in value.upper() and plain_path_fits(
-                value, expected, self.lattice
+            found = self._fits[key] = not mentions_generated(value) and literal_passes(
+                value, param, self.lattice
             )
         return found
 
@@ -438,6 +426,7 @@ class _Tables:
         if entry is None or entry.signature is not signature:
             if entry is not None:
                 self._references.clear()  # a tool was replaced: its codes may differ
+                self._fits.clear()
             entry = self._tools[name] = _ToolEntry(signature)
         return entry
 

@@ -12,6 +12,12 @@ from dataclasses import dataclass
 
 from plancheck.diagnostics.severity import Severity
 
+# The checker's passes, in the order it runs them and reports what they find. Each reports codes
+# of one family of PHASES: lowering and numbering PC1xx, names and references PC2xx,
+# dependencies PC4xx, types PC3xx, early reads, unused and unreachable results PC5xx.
+LOWERING, NUMBERING, NAMES, REFERENCES, DEPENDENCIES, TYPES, EARLY, UNUSED, UNREACHABLE = range(9)
+
+# Code families (the code's third character) and the phase that reports them.
 PHASES = {
     "0": "driver",
     "1": "parse",

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, make
@@ -54,29 +54,41 @@ class DataFlow:
     def run_step(self, step: Step, toolset: Toolset, findings: Findings) -> None:
         index = step.index
         if index is not None:
-            # Recorded before the step runs so that a reference to itself is not "later".
-            self.executed.add(index)
+            self.start(index)
         if step.tool is None:
             return
         for argument in step.args:
             value = argument.value
-            if isinstance(value, Reference):
-                slot = (value.step, value.key)
-                if slot in self.produced:
-                    self.consumed.add(slot)
-                elif (
-                    value.step in self.listed
-                    and value.step not in self.executed
-                    # A reference to the same or a later number is name resolution's PC207.
-                    and index is not None
-                    and value.step < index
-                ):
-                    findings.report("PC501", _used_early, step, argument.name, value, self.facts)
+            if isinstance(value, Reference) and not self.read(value.step, value.key) and (
+                value.step in self.listed
+                and value.step not in self.executed
+                # A reference to the same or a later number is name resolution's PC207.
+                and index is not None
+                and value.step < index
+            ):
+                findings.report("PC501", _used_early, step, argument.name, value, self.facts)
         if index is not None:
             signature = toolset.tool(step.tool)
-            outputs = signature.output_names if signature else (step.outputs or ())
-            for key in outputs:
-                self.produced.add((index, key))
+            self.finish(index, signature.output_names if signature else (step.outputs or ()))
+
+    # A step runs in three moves: it starts (recorded before it reads anything, so that a
+    # reference to itself is not "later"), reads its references, and makes its outputs.
+
+    def start(self, index: int) -> None:
+        self.executed.add(index)
+
+    def read(self, number: int, key: str) -> bool:
+        """Read output ``key`` of step ``number``: False when it has not been made yet."""
+        slot = (number, key)
+        if slot in self.produced:
+            self.consumed.add(slot)
+            return True
+        return False
+
+    def finish(self, index: int, outputs: Iterable[str]) -> None:
+        produced = self.produced
+        for key in outputs:
+            produced.add((index, key))
 
 
 def _used_early(step: Step, argument: str, reference: Reference,

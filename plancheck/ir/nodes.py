@@ -207,6 +207,7 @@ class ToolSignature:
     span: Span = NO_SPAN
     # Derived lookups, computed once: checking a plan asks for them many times.
     input_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    input_name_set: frozenset[str] = field(init=False, repr=False, compare=False)
     output_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
     required_input_names: frozenset[str] = field(init=False, repr=False, compare=False)
     _inputs_by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
@@ -214,6 +215,7 @@ class ToolSignature:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "input_names", tuple(p.name for p in self.inputs))
+        object.__setattr__(self, "input_name_set", frozenset(self.input_names))
         object.__setattr__(self, "output_names", tuple(p.name for p in self.outputs))
         object.__setattr__(
             self, "required_input_names", frozenset(p.name for p in self.inputs if p.required)

@@ -30,13 +30,19 @@ def reference_parts(value: str) -> tuple[int, str] | None:
     return (int(match.group(1)), match.group(2)) if match is not None else None
 
 
+def mentions_generated(value: str) -> bool:
+    """Whether a string may be a reference (well formed or not): any other string is read
+    as a literal."""
+    return "GENERATED" in value.upper()
+
+
 def read_binding(value: Any, span: Span) -> Binding:
     """Classify an input value: a reference, a reference that cannot be read, or a literal."""
     if type(value) is str and value.startswith("<GENERATED>-"):
         parts = reference_parts(value)  # the common spelling, without upper-casing first
         if parts is not None:
             return Reference(parts[0], parts[1], span, value)
-    if isinstance(value, str) and "GENERATED" in value.upper():
+    if isinstance(value, str) and mentions_generated(value):
         match = REFERENCE_RE.match(value)
         if match:
             return Reference(int(match.group(1)), match.group(2), span, raw=value)

@@ -14,6 +14,7 @@ every phase's checks (:mod:`plancheck.compiler.checker`). What they find is repo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher, get_close_matches
 from functools import lru_cache
@@ -179,6 +180,25 @@ def outputs_differ(outputs: Sequence[str] | None, tool: ToolSignature) -> bool:
     return outputs is not None and tuple(outputs) != tool.output_names
 
 
+def inputs_pass(names: AbstractSet[str], tool: ToolSignature) -> bool:
+    """Whether a step passing the inputs ``names`` to ``tool`` draws nothing from the input
+    checks: every input is the tool's, and every required one is passed."""
+    return names <= tool.input_name_set and tool.required_input_names <= names
+
+
+def clean_producer(facts: PlanFacts, consumer: int, number: int, key: str) -> int | None:
+    """The position of the step a reference from position ``consumer`` to output ``key`` of
+    step ``number`` reads, when the reference checks find nothing in it: an earlier step has
+    that number and its (known) tool makes ``key``. None when they may find something."""
+    producer = facts.earlier(consumer, number)
+    if producer is None:
+        return None
+    tool = facts.tools.get(producer)
+    if tool is None or tool.output(key) is None:
+        return None
+    return producer
+
+
 def did_you_mean(name: str, candidates: list[str], cutoff: float = 0.6) -> str | None:
     return _did_you_mean(name, tuple(candidates), cutoff)
 
@@ -263,14 +283,8 @@ class NameResolver:
             findings.report("PC204", wrong_outputs_diagnostic, step, tool)
 
     def check_inputs(self, step: Step, tool: ToolSignature, findings: Findings) -> None:
-        passed: set[str] = set()
-        for argument in step.args:
-            if tool.input(argument.name) is None:
-                break
-            passed.add(argument.name)
-        else:
-            if tool.required_input_names <= passed:
-                return  # every input known and every required one passed: the common case
+        if inputs_pass({argument.name for argument in step.args}, tool):
+            return  # the common case
         given = [a.name for a in step.args]
         unknown = [a for a in step.args if tool.input(a.name) is None]
         missing = [p for p in tool.inputs if p.required and p.name not in given]
@@ -303,6 +317,12 @@ class NameResolver:
                     found.broken = True
                 found.unkeyed = True
             elif isinstance(value, Reference):
+                producer = clean_producer(facts, step.position, value.step, value.key)
+                if producer is not None:  # the common case: nothing to report
+                    found.referenced.add(value.step)
+                    tool = facts.tools[producer]
+                    found.links.append(Link(argument, value, producer, tool.output(value.key)))
+                    continue
                 producer = self.find_producer(step, argument, value, findings)
                 if producer is None:
                     found.broken = True

@@ -82,7 +82,7 @@ def check_step_types(
                 findings.report(code, reference_diagnostic, code, step, link, param, tool,
                                 producer_tool, toolset, facts)
         elif isinstance(argument.value, Literal):
-            if _plain_path_fits(argument.value.value, param, lattice):
+            if literal_passes(argument.value.value, param, lattice):
                 continue
             found = _check_literal(step, argument, argument.value, param, tool, lattice)
             if found is not None:
@@ -107,8 +107,8 @@ def reference_codes(
     return ("PC304",) if undeclared else ()
 
 
-def _plain_path_fits(value: object, param: Param, lattice: TypeLattice) -> bool:
-    """Whether a literal certainly draws no diagnostic from :func:`_check_literal`: a string
+def literal_passes(value: object, param: Param, lattice: TypeLattice) -> bool:
+    """Whether a literal certainly draws no diagnostic from the type checks: a string
     for a parameter without a JSON Schema, with no extension or one the type may have. (The
     common case, settled without building anything.)"""
     if type(value) is not str or param.schema_text is not None:
