@@ -26,8 +26,15 @@ from hypothesis import strategies as st
 from json_repair import repair_json
 
 from plancheck.build_info import build_info
+from plancheck.compiler.extraction import (
+    doubled_braces,
+    escaped_newlines,
+    lenient_json,
+    mend,
+    prefixed_plan,
+)
+from plancheck.compiler.extraction.sentinels import NO_ANSWER
 from plancheck.corpus.paths import DATA_ENV, parity_cases_path, release_dir
-from plancheck.scoring import reference
 from plancheck.scoring.reference import (
     CRASH_ERROR_TYPE,
     FPOF_ERROR_TYPES,
@@ -247,8 +254,8 @@ def _random_doubled_plans(count: int, seed: int) -> Iterator[str]:
 def test_doubled_brace_emulation_matches_json_repair() -> None:
     checked = 0
     for text in _random_doubled_plans(4000, seed=1):
-        emulated = reference._mend_doubled_braces(text)
-        if emulated is reference._NO_ANSWER:
+        emulated = doubled_braces.mend_doubled_braces(text)
+        if emulated is NO_ANSWER:
             continue
         checked += 1
         assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
@@ -268,8 +275,8 @@ def test_doubled_brace_emulation_declines_strings_holding_braces() -> None:
         step = rng.choice(steps)
         step[rng.choice(_KEYS)] = rng.choice(["a}b", "}", "{", "x{y}z", "}{"])
         text = json.dumps(steps).replace("{", "{{").replace("}", "}}")
-        emulated = reference._mend_doubled_braces(text)
-        if emulated is reference._NO_ANSWER:
+        emulated = doubled_braces.mend_doubled_braces(text)
+        if emulated is NO_ANSWER:
             declined += 1
             continue
         checked += 1
@@ -314,13 +321,13 @@ def test_prefixed_plan_emulation_matches_json_repair(
         token = "".join(rng.choice(token_chars) for _ in range(rng.choice([0, 1, 2, 5])))
         prose = "".join(rng.choice(prose_chars) for _ in range(rng.choice([0, 1, 8, 30])))
         candidate = f"[{token}]{prose}{text}"
-        if reference._PREFIX_TOKEN_AND_PROSE.match(candidate):
+        if prefixed_plan.PREFIX_TOKEN_AND_PROSE.match(candidate):
             # Such texts skip the other emulations: they must read none of them.
-            assert reference._mend_lenient_json(candidate) is reference._NO_ANSWER, candidate
-            assert reference._mend_doubled_braces(candidate) is reference._NO_ANSWER
-            assert reference._mend_escaped_newlines(candidate) is reference._NO_ANSWER
-        emulated = reference._mend_prefixed_plan(candidate)
-        if emulated is reference._NO_ANSWER:
+            assert lenient_json.mend_lenient_json(candidate) is NO_ANSWER, candidate
+            assert doubled_braces.mend_doubled_braces(candidate) is NO_ANSWER
+            assert escaped_newlines.mend_escaped_newlines(candidate) is NO_ANSWER
+        emulated = prefixed_plan.mend_prefixed_plan(candidate)
+        if emulated is NO_ANSWER:
             continue
         checked += 1
         repaired = json.loads(repair_json(candidate))
@@ -368,11 +375,11 @@ def test_trailing_comma_shortcut_is_the_general_rewrite(
         if rng.random() < 0.3:
             cut = text.rfind("]", 0, max(1, len(text) - 1))
             text = text[: cut + 1] if cut > 0 else text
-        shortcut = reference._json_but_commas_before_closers(text)
+        shortcut = lenient_json.json_but_commas_before_closers(text)
         if shortcut is None:
             continue
         taken += 1
-        assert shortcut[0] == reference._strictify(text)[0], text
+        assert shortcut[0] == lenient_json.strictify(text)[0], text
     assert taken > 1000
 
 
@@ -390,8 +397,8 @@ def test_lenient_json_emulation_matches_json_repair(
         else:
             value = [_random_member(rng, 0.1) for _ in range(rng.randint(0, 3))]
         text = _lenient_render(value, rng)
-        emulated = reference._mend_lenient_json(text)
-        if emulated is reference._NO_ANSWER:
+        emulated = lenient_json.mend_lenient_json(text)
+        if emulated is NO_ANSWER:
             continue
         checked += 1
         assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
@@ -414,8 +421,8 @@ def test_lenient_json_emulation_keeps_empty_object_values(
             if rng.random() < 0.5:  # move it to the end of its object
                 step[key] = step.pop(key)
         text = _lenient_render(plan, rng)
-        emulated = reference._mend_lenient_json(text)
-        if emulated is reference._NO_ANSWER:
+        emulated = lenient_json.mend_lenient_json(text)
+        if emulated is NO_ANSWER:
             continue
         checked += 1
         with_empty_values += re.search(r':\s*(?:\[\s*\]|\{\s*\}|"")(?![,\]])', text) is not None
@@ -490,8 +497,8 @@ def test_escaped_newline_emulation_matches_json_repair(
         text = _escaped_candidate(step, unit, base)
         if "\\" in text:
             continue  # strings needing escapes: the reference would have deleted a backslash
-        emulated = reference._mend_escaped_newlines(text)
-        if emulated is reference._NO_ANSWER:
+        emulated = escaped_newlines.mend_escaped_newlines(text)
+        if emulated is NO_ANSWER:
             declined += 1
             continue
         checked += 1
@@ -509,8 +516,8 @@ def test_escaped_newline_emulation_covers_gold_steps(
     for _, gold in gold_tasks:
         for unit, step in zip([" ", "  ", "    ", "\t"] * len(gold), gold, strict=False):
             text = _escaped_candidate(step, unit, unit)
-            emulated = reference._mend_escaped_newlines(text)
-            assert emulated is not reference._NO_ANSWER, text
+            emulated = escaped_newlines.mend_escaped_newlines(text)
+            assert emulated is not NO_ANSWER, text
             checked += 1
             if checked % 4 == 0:
                 assert json.dumps(emulated) == json.dumps(json.loads(repair_json(text))), text
@@ -524,7 +531,7 @@ def test_escaped_newline_completions_score_as_with_json_repair(
 ) -> None:
     # The whole route (flattening, isolation, emulation, shaping, comparison) for realistic
     # completions with escaped newlines scores exactly as with json-repair itself.
-    if "plancheck.scoring.reference" in build_info().compiled:
+    if "plancheck.compiler.extraction.mend" in build_info().compiled:
         pytest.skip("patches functions of the reference module, which compiled code calls "
                     "directly; .ci/run runs it on the plain-Python build")
     rng = random.Random(6)
@@ -541,10 +548,10 @@ def test_escaped_newline_completions_score_as_with_json_repair(
         calls["repair_json"] += 1
         return repair_json(text)
 
-    monkeypatch.setattr(reference, "repair_json", counted)
+    monkeypatch.setattr(mend, "repair_json", counted)
     emulated = [score_completion(text, golds[task_id]) for task_id, text in items]
     assert calls["repair_json"] < len(items) // 10  # the emulation read nearly all of them
-    monkeypatch.setattr(reference, "_mend_escaped_newlines", lambda _: reference._NO_ANSWER)
+    monkeypatch.setattr(mend, "mend_escaped_newlines", lambda _: NO_ANSWER)
     calls.clear()
     for (task_id, text), verdict in zip(items, emulated, strict=True):
         assert score_completion(text, golds[task_id]) == verdict, text
@@ -911,8 +918,8 @@ def test_class_guards_find_what_their_plain_patterns_find(text: str) -> None:
     # The guards are written to start with a literal (fast to scan for); they must find
     # exactly what the plain patterns find.
     glued = re.compile(r"[0-9],[^ \t\n\r]")
-    assert (reference._NUMBER_GLUED_TO_COMMA.search(text) is None) == (glued.search(text) is None)
+    assert (lenient_json.NUMBER_GLUED_TO_COMMA.search(text) is None) == (glued.search(text) is None)
     empty = re.compile(r'(?:\[[ \t\n\r]*\]|\{[ \t\n\r]*\}|"")(?![,\]])')
-    patterns = reference._EMPTY_ITEMS_NOT_CLOSED
+    patterns = lenient_json.EMPTY_ITEMS_NOT_CLOSED
     starts = sorted(hit.start() for pattern in patterns for hit in pattern.finditer(text))
     assert starts == [hit.start() for hit in empty.finditer(text)]

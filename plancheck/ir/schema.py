@@ -9,14 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 STEP_FIELDS = ("agent", "step", "dependence", "dependence_content", "inputs", "outputs")
-# Field names the reference evaluator reads as aliases of the canonical ones.
-FIELD_ALIASES = {
-    "agent_name": "agent",
-    "step_index": "step",
-    "dependencies": "dependence",
-    "dependency_content": "dependence_content",
-    "input": "inputs",
-}
+# The order of a step's fields as the reference evaluator writes a canonical step.
+CANONICAL_STEP_ORDER = ("step", "agent", "inputs", "outputs", "dependence", "dependence_content")
+# The aliases the reference evaluator renames to a canonical field, in the order it tries them:
+# (canonical, alias).
+REFERENCE_ALIASES = (
+    ("step", "step_index"),
+    ("agent", "agent_name"),
+    ("dependence", "dependencies"),
+    ("dependence_content", "dependency_content"),
+)
+# Every alias the lowering reads as a field: the reference's, and ``input``, which the
+# reference drops instead (the lowering reports both as PC104).
+FIELD_ALIASES = {alias: canonical for canonical, alias in REFERENCE_ALIASES} | {"input": "inputs"}
 WRAPPER_KEYS = ("structured_plan", "plan", "structured_task_plan", "task_plan", "answer")
 
 

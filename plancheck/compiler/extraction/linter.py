@@ -16,8 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from plancheck.compiler.extraction.mend import load_or_mend
+from plancheck.compiler.extraction.sentinels import NO_ANSWER
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
+from plancheck.fast_json import INVALID, loads_or_invalid
 from plancheck.ir.schema import WRAPPER_KEYS
 
 MARKER_RE = re.compile(r"the\s+structured\s+task\s+plan\s+is\s*:", re.IGNORECASE)
@@ -207,19 +210,15 @@ def _repair(text: str, file: str) -> Extraction:
 
 
 def _loads_or_repair(text: str, *, allow_repair: bool) -> Any:
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        pass
+    """``json.loads``, else (when ``allow_repair``) what json-repair reads: the reference's own
+    mending, so that both readings see the same JSON in a damaged text."""
+    value = loads_or_invalid(text)
+    if value is not INVALID:
+        return value
     if not allow_repair:
         return None
-    try:
-        from json_repair import repair_json
-
-        repaired = repair_json(text, skip_json_loads=True)
-        return json.loads(repaired) if isinstance(repaired, str) and repaired else None
-    except Exception:  # json-repair gives up in many ways; all mean "no plan"
-        return None
+    value = load_or_mend(text, [])
+    return None if value is NO_ANSWER else value
 
 
 def _strict_failure(text: str, file: str) -> Extraction:

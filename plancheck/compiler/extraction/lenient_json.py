@@ -1,0 +1,236 @@
+"""json-repair 0.64.6 on "lenient JSON" (Python literals, bare keys, ``True``/``None``,
+trailing commas, a plan cut off after a ``]``), computed by rewriting the text into JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from plancheck.compiler.extraction.sentinels import NO_ANSWER
+from plancheck.fast_json import INVALID, loads_or_invalid
+
+# The other common kinds of damage - Python literals (``{'agent': 'X', 'x': None}``), bare
+# keys (``{agent: "X"}``), ``True``/``None`` constants, trailing commas, and a plan cut off
+# after some ``]`` (the reference's bracket-slice fallback on a truncated answer) - are also
+# read by json-repair 0.64.6 in the obvious way, provided nothing triggers its heuristics:
+#
+# * a double-quoted string without backslashes or control characters always takes the
+#   "simple quoted string" fast path (it is followed by ``:``, ``,``, ``}`` or ``]``), so its
+#   content is opaque;
+# * a single-quoted string goes through the slow string scanner, which only reacts to quotes,
+#   backslashes, ``, : { } [ ] ( )``, backticks and typographic quotes - so its content must
+#   avoid those (and must not be empty, which has special handling); the closing quote's
+#   look-ahead can be fooled by an apostrophe inside a double-quoted string, so the two kinds
+#   of string may not both contain the other's quote;
+# * a bare key is read up to the ``:`` (it must start with a letter, since leading ``_`` or
+#   digits are skipped as junk, and be followed by the ``:`` directly); any other bare word
+#   outside strings must be a constant;
+# * ``true``/``false``/``null``/``none`` in any letter case are constants when followed by a
+#   delimiter; any other bare word would become a string, which we do not emulate;
+# * a comma before a closer is skipped; a number directly followed by ``,x`` is not emulated
+#   (in an object json-repair reads ``1,x`` as one token);
+# * at the end of the text every open container is closed, but an empty array item (``[]``,
+#   ``{}``, ``""``) that is not directly followed by ``,`` or ``]`` is dropped - not emulated;
+#   an empty *object value* (after ``:``) is kept wherever it stands, as parse_object has no
+#   such rule (``"outputs": []}`` reads as it should, also cut off after the ``]``);
+# * a repeated key inside an array splits the object - not emulated.
+#
+# So for texts in that class ``json.loads(repair_json(text))`` is ``json.loads`` of the text
+# with single quotes turned double, bare keys quoted, constants spelled the JSON way, trailing
+# commas dropped and missing closers appended. tests/test_parity.py checks it against
+# json-repair on random damaged plans.
+
+_LENIENT_PIECE: Final = re.compile(
+    r"""
+      (?P<plain>(?:                      # a run of tokens that stay as they are:
+          "[^"\\\x00-\x1f]*"             #   double-quoted strings without escapes
+        | [ \t\n\r\[\]{}:]              #   whitespace, brackets, colons
+        | ,(?![ \t\n\r]*[\]}])            #   commas not before a closer
+        | -?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?   # numbers
+      )+)
+    | (?P<single>'[^'"\\\x00-\x1f,:{}\[\]()`\#\u201c\u201d\u201e\u2018\u2019]+')
+    | (?P<key>[A-Za-z][A-Za-z0-9_]*+)(?=:)                        # a bare key
+    | (?P<constant>(?i:true|false|null|none))(?=[ \t\n\r,\]}]|\Z)  # a constant, delimited
+    | (?P<trailing>,)
+    | (?P<other>.)                     # anything else, including any other bare word
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+_CONSTANTS: Final = {"true": "true", "false": "false", "null": "null", "none": "null"}
+
+
+# Things the class excludes, found on the whole text (a hit inside a string only costs a call
+# to json-repair): a number glued to ",x"; an empty container or "" not followed by , or ].
+# (Each pattern starts with a literal character, which the regex engine finds at C speed.)
+NUMBER_GLUED_TO_COMMA: Final = re.compile(r",(?<=[0-9],)[^ \t\n\r]")
+
+
+EMPTY_ITEMS_NOT_CLOSED: Final = (
+    re.compile(r"\[[ \t\n\r]*\](?![,\]])"),
+    re.compile(r"\{[ \t\n\r]*\}(?![,\]])"),
+    re.compile(r'""(?![,\]])'),
+)
+
+
+def _has_empty_item_not_closed(text: str) -> bool:
+    """Whether an empty array item that json-repair would drop may occur in ``text``.
+
+    A hit right after a colon (and whitespace) is an object value, not an array item: in
+    text that parses, a colon outside strings separates a key from its value, and after a
+    colon inside a string such a thing can only lie in that same string (a ``""`` there would
+    be two strings in a row), where it is opaque. (Hits are rare, so looking back is cheap.)
+    """
+    for pattern in EMPTY_ITEMS_NOT_CLOSED:  # (no two kinds of hit can overlap)
+        for hit in pattern.finditer(text):
+            before = hit.start() - 1
+            while before >= 0 and text[before] in " \t\n\r":
+                before -= 1
+            if before < 0 or text[before] != ":":
+                return True
+    return False
+
+
+_APOSTROPHE_IN_DOUBLE_QUOTES: Final = re.compile(r'"[^"]*\'[^"]*"')
+
+
+class Unsupported(Exception):
+    """The text is outside the emulated class; ask json-repair itself."""
+
+
+def mend_lenient_json(candidate: str) -> Any:
+    """``json.loads(repair_json(candidate))`` for the "lenient JSON" class described above, or
+    ``NO_ANSWER`` when ``candidate`` is outside it."""
+    if (
+        not candidate.startswith("[")
+        or "\\" in candidate
+        or "`" in candidate
+        or NUMBER_GLUED_TO_COMMA.search(candidate)
+    ):
+        return NO_ANSWER
+    try:
+        shortcut = json_but_commas_before_closers(candidate)
+        if shortcut is not None:
+            text, closed = shortcut
+            if _has_empty_item_not_closed(text):
+                return NO_ANSWER
+            # Whether the text parses as it stands is known: parse what does (with the
+            # repeated-key check, which the cut-off text would meet first all the same).
+            return json.loads(closed or text, object_pairs_hook=object_without_repeats)
+        text, had_single_quotes = strictify(candidate)
+        if had_single_quotes and _APOSTROPHE_IN_DOUBLE_QUOTES.search(candidate):
+            return NO_ANSWER  # the closing-quote look-ahead could stop inside that string
+        if _has_empty_item_not_closed(text):
+            return NO_ANSWER
+        try:
+            return json.loads(text, object_pairs_hook=object_without_repeats)
+        except ValueError:
+            closed = _close_cut_off_text(text)
+            if closed is None:
+                return NO_ANSWER
+            return json.loads(closed, object_pairs_hook=object_without_repeats)
+    except (Unsupported, ValueError, RecursionError):
+        return NO_ANSWER
+
+
+_COMMA_BEFORE_CLOSER: Final = re.compile(r",(?=[ \t\n\r]*[\]}])")
+
+
+def json_but_commas_before_closers(candidate: str) -> tuple[str, str | None] | None:
+    """``strictify(candidate)[0]``, found cheaply, for a backslash-free candidate that is
+    JSON but for commas before closers and perhaps a cut-off end, and with it the text closed
+    by :func:`_close_cut_off_text` when it needs closing (else None); None when the candidate
+    is not such a text (or might not be), for :func:`strictify` to decide.
+
+    Why it is the same text: once those commas are gone the text (closed, if cut off after a
+    ``]``) is JSON, so its tokens are JSON tokens - double-quoted strings without escapes or
+    control characters, numbers, punctuation and whitespace, all of them plain tokens to
+    strictify, and true/false/null, constants it spells the same - and each comma removed
+    was outside the strings (an even number of quotes before it: without backslashes quotes
+    only delimit strings), where strictify drops exactly the commas before a closer.
+    NaN and Infinity, which json.loads reads, are bare words to strictify: such texts are
+    left to it."""
+    if "'" in candidate or "NaN" in candidate or "Infinity" in candidate:
+        return None
+    pieces = []
+    start = 0
+    for comma in _COMMA_BEFORE_CLOSER.finditer(candidate):
+        position = comma.start()
+        if candidate.count('"', 0, position) % 2:
+            return None  # inside a string, if the text is JSON at all
+        pieces.append(candidate[start:position])
+        start = position + 1
+    text = "".join(pieces) + candidate[start:] if pieces else candidate
+    if loads_or_invalid(text) is not INVALID:
+        return text, None
+    closed = _close_cut_off_text(text)
+    if closed is None or loads_or_invalid(closed) is INVALID:
+        return None
+    return text, closed
+
+
+def object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise Unsupported  # json-repair would split the object at the repeated key
+    return obj
+
+
+def strictify(text: str) -> tuple[str, bool]:
+    """Rewrite lenient JSON as strict JSON (single quotes, bare keys, constants, trailing
+    commas); raises ``Unsupported`` outside the class."""
+    single_quotes = False
+    pieces = []
+    # findall hands back every token's groups at C speed; only the few kinds of token that
+    # change need Python.
+    for plain, single, key, constant, trailing, _ in _LENIENT_PIECE.findall(text):
+        if plain:
+            pieces.append(plain)
+        elif single:
+            single_quotes = True
+            pieces.append('"' + single[1:-1] + '"')
+        elif key:
+            pieces.append('"' + key + '"')
+        elif constant:
+            pieces.append(_CONSTANTS[constant.lower()])
+        elif not trailing:  # json-repair skips a comma right before a closer
+            raise Unsupported
+    return "".join(pieces), single_quotes
+
+
+_DOUBLE_QUOTED: Final = re.compile(r'"[^"]*"')
+
+
+_NOT_A_SQUARE_OR_CURLY: Final = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+_SQUARE_OR_CURLY_CLOSER: Final = {ord("["): ord("]"), ord("{"): ord("}")}
+
+
+def _close_cut_off_text(text: str) -> str | None:
+    """Append the closers json-repair supplies at the end of a text cut off after a ``]``."""
+    if not text.rstrip().endswith("]"):
+        return None
+    # The brackets outside double-quoted strings, in order (non-ASCII characters encode to
+    # bytes >= 0x80, which the filter drops with everything else).
+    structure = (
+        _DOUBLE_QUOTED.sub("", text)
+        .encode("utf-8", "surrogatepass")
+        .translate(None, _NOT_A_SQUARE_OR_CURLY)
+    )
+    expected: list[int] = []
+    for char in structure:
+        closer = _SQUARE_OR_CURLY_CLOSER.get(char)
+        if closer is not None:
+            expected.append(closer)
+        elif not expected or expected.pop() != char:
+            return None
+    if not expected:
+        return None
+    return text + bytes(reversed(expected)).decode("ascii")
+
+
+def reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
