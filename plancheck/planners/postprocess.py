@@ -27,11 +27,14 @@ import copy
 import re
 from typing import Any
 
+from plancheck.ir.references import format_reference
+
 POSTPROCESS_CHOICES = ("none", "reference")
 METHODS_WITH_POSTPROCESS = ("dp", "cot", "react")
 METHODS_WITH_FORMAT_RETRY = ("dp", "react")
 
-_GENERATED_RE = re.compile(r"^<GENERATED>-(\d+)-<?([^<>]+)>?$")
+# A reference as planners write it, angle brackets around the key optional.
+LENIENT_REFERENCE_RE = re.compile(r"^<GENERATED>-(\d+)-<?([^<>]+)>?$")
 _UNSORTED = 10**9
 
 
@@ -84,14 +87,14 @@ def _rebuild_dependence(plan: list[Any], produced: dict[Any, list[str]]) -> None
         predecessor: int | None = None
         consumed: list[str] = []
         for name, value in list(inputs.items()):
-            match = _GENERATED_RE.match(value.strip()) if isinstance(value, str) else None
+            match = LENIENT_REFERENCE_RE.match(value.strip()) if isinstance(value, str) else None
             if match is None:
                 continue
             source, key = int(match.group(1)), match.group(2).strip()
             outputs = produced.get(source, [])
             if outputs and key not in outputs and len(outputs) == 1:
                 key = outputs[0]  # the producer has one output: that is the one meant
-            inputs[name] = f"<GENERATED>-{source}-<{key}>"
+            inputs[name] = format_reference(source, key)
             if predecessor is None:
                 predecessor = source
             if key not in consumed:

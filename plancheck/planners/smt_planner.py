@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plancheck.ir.nodes import Param, Toolset, ToolSignature
+from plancheck.ir.references import format_reference, reference_parts
 from plancheck.planners.base import PlanningTask, PlanResult
 from plancheck.planners.textmatch import TfIdf, tokens
 
@@ -252,9 +253,9 @@ class SolverPlanner:
             tool = self.toolset.tools[step["agent"]]
             new = _Call(tool, call.order - 0.5 + len(made) * 0.01)
             for key, value in step["inputs"].items():
-                match = re.match(r"^<GENERATED>-(\d+)-<(.+)>$", value)
-                if match:
-                    new.sources[key] = (made[int(match.group(1))], match.group(2))
+                parts = reference_parts(value)
+                if parts is not None:
+                    new.sources[key] = (made[parts[0]], parts[1])
                 else:
                     new.paths[key] = value
             made.append(new)
@@ -345,7 +346,7 @@ def _to_json(calls: list[_Call]) -> list[dict[str, Any]]:
             elif param.name in call.sources:
                 producer, key = call.sources[param.name]
                 number = position[id(producer)]
-                inputs[param.name] = f"<GENERATED>-{number}-<{key}>"
+                inputs[param.name] = format_reference(number, key)
                 keys = content.setdefault(str(number), [])
                 if key not in keys:
                     keys.append(key)

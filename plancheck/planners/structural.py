@@ -32,11 +32,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from plancheck.ir.nodes import Toolset
+from plancheck.ir.references import format_reference
 from plancheck.planners.base import PlanningTask, PlanResult
+from plancheck.planners.postprocess import LENIENT_REFERENCE_RE
 from plancheck.planners.prompts import manifest
 
 STRUCTURAL_METHODS = ("shortest_path", "oracle_random", "dag_greedy_tfidf", "dag_beam_tfidf")
-_GENERATED_RE = re.compile(r"^<GENERATED>-(\d+)-<?([^<>]+)>?$")
 _WORD_RE = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -129,7 +130,7 @@ class StructuralPlanner:
                 content = {str(index - 1): produced}
                 for key in spec.get("input", {}):
                     if rng.random() < 0.5:
-                        inputs[key] = f"<GENERATED>-{index - 1}-<{rng.choice(produced)}>"
+                        inputs[key] = format_reference(index - 1, rng.choice(produced))
                     else:
                         inputs[key] = f"/tmp/greedy_rand_{rng.randint(0, 10**6)}_{key}.dat"
             plan.append({"agent": agent, "step": index, "dependence": dependence,
@@ -146,7 +147,7 @@ class StructuralPlanner:
             if not isinstance(inputs, dict):
                 continue
             step["inputs"] = {
-                key: value if isinstance(value, str) and _GENERATED_RE.match(value.strip())
+                key: value if isinstance(value, str) and LENIENT_REFERENCE_RE.match(value.strip())
                 else f"/tmp/rand_{rng.randint(0, 10**9)}_{key}.dat"
                 for key, value in inputs.items()
             }

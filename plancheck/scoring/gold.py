@@ -24,6 +24,8 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.scoring.reference import GoldPlan, ReferenceVerdict, prepare_gold
+from plancheck.scoring.reference.compare import reference_equal
+from plancheck.scoring.reference.prepared import is_plain
 
 if TYPE_CHECKING:
     from plancheck.compiler.driver import CheckOptions, Report
@@ -333,29 +335,13 @@ def _jsonl_tasks(text: str, file: str, lines: LineIndex) -> dict[str, GoldTask]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Type-exact deep equality (1, 1.0 and true all differ), as the reference compares."""
-    kind = type(a)
-    if kind is not type(b):
+    """The reference's type-exact deep equality (1, 1.0 and true all differ, a nested
+    ``dependence`` compared sorted); where the reference would raise (an unsortable
+    ``dependence``), the values differ."""
+    try:
+        return reference_equal(a, b)
+    except TypeError:
         return False
-    if kind is str:
-        return bool(a == b)
-    if kind is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if kind is dict:
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def _is_plain(value: Any) -> bool:
-    """Only strings, nulls, arrays and objects: ``==`` with such a value is type-exact."""
-    kind = type(value)
-    if value is None or kind is str:
-        return True
-    if kind is list:
-        return all(_is_plain(item) for item in value)
-    if kind is dict:
-        return all(_is_plain(item) for item in value.values())
-    return False
 
 
 def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> bool:
@@ -372,7 +358,7 @@ def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> b
                 type(a) is not type(b) for a, b in zip(mine, value, strict=False)
             ):
                 return False
-        elif not _is_plain(value):
+        elif not is_plain(value):
             return _same(predicted, gold)
     return True
 
@@ -392,7 +378,7 @@ def _field_differs(name: str, predicted: Any, gold: Any) -> bool:
         return mine is None or theirs is None or not _same(mine, theirs)
     if predicted != gold:  # at C speed; type-exact equality implies ==
         return True
-    return not (_is_plain(gold) or _same(predicted, gold))
+    return not (is_plain(gold) or _same(predicted, gold))
 
 
 class _Divergence(NamedTuple):  # a named tuple: failed items have several, built fast

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from plancheck.ir.references import format_reference
+
 __all__ = [
     "EDGE_KINDS",
     "MUTATIONS",
@@ -392,7 +394,7 @@ def _extra_step(plan: Plan, rng: random.Random) -> Plan:
             "dependence": [last] if plan else [-1],
             "dependence_content": {str(last): [produced]} if plan else None,
             "inputs": {
-                "image_path": f"<GENERATED>-{last}-<{produced}>" if plan else "/data/image.tif",
+                "image_path": format_reference(last, produced) if plan else "/data/image.tif",
                 "user_query_path": "/data/user_queries/user_query.txt",
             },
             "outputs": ["contextual_description_path"],

@@ -20,6 +20,7 @@ from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
+from plancheck.ir.references import format_reference
 from plancheck.typecheck.names import Link, PlanFacts, Resolution
 
 
@@ -304,7 +305,7 @@ def _alternatives_help(
             continue
         for output in tool.outputs:
             if lattice.compat(output, param.type) is Compat.OK:
-                options.append(f"`<GENERATED>-{index}-<{output.name}>`")
+                options.append(f"`{format_reference(index, output.name)}`")
     if not options:
         return []
     return ["outputs of earlier steps that fit: " + ", ".join(options[:4])]

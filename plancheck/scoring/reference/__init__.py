@@ -99,7 +99,7 @@ that very array (:func:`_score_clean_array`, :func:`_score_trailing_comma`). Els
 per-character bracket loop is a byte-level filter plus pair elimination; the isolation
 regexes use possessive quantifiers (their matches are unique, so this cannot change what they
 find); comparisons against gold values holding only strings, ``null``, arrays and objects use
-C-level ``==``, provably the same as the type-exact deep equality there (:func:`_is_plain`);
+C-level ``==``, provably the same as the type-exact deep equality there (:func:`is_plain`);
 and for the common kinds of damaged JSON the result of ``json_repair.repair_json`` 0.64.6 is
 computed directly instead of by running its character-level parser (stages 2a-2d below; any
 other json-repair version is always called), doubled-brace plans being canonicalised straight

@@ -18,7 +18,7 @@ from plancheck.scoring.reference.verdict import (
 )
 
 
-def _same(left: Any, right: Any) -> bool:
+def reference_equal(left: Any, right: Any) -> bool:
     """The reference's type-exact deep equality (quirks 10-11); iterates ``left``'s keys in
     order, which decides whether an unsortable ``dependence`` raises before a difference is
     found."""
@@ -32,13 +32,13 @@ def _same(left: Any, right: Any) -> bool:
             if key == "dependence":
                 if sorted(dependence_as_list(value)) != sorted(dependence_as_list(right[key])):
                     return False
-            elif not _same(value, right[key]):
+            elif not reference_equal(value, right[key]):
                 return False
         return True
     if kind is list:
         if len(left) != len(right):
             return False
-        return all(_same(a, b) for a, b in zip(left, right, strict=True))
+        return all(reference_equal(a, b) for a, b in zip(left, right, strict=True))
     return bool(left == right)
 
 
@@ -65,7 +65,7 @@ def _dependence_matches(dependence: Any, gold: GoldStep) -> bool:
         # lists agree in value, and type-exactly iff every member really is an int.
         return _all_ints(dependence)
     ordered = sorted(dependence_as_list(dependence))
-    return _same(ordered, _sorted_gold_dependence(gold))
+    return reference_equal(ordered, _sorted_gold_dependence(gold))
 
 
 def _dependence_loosely_matches(dependence: Any, gold: GoldStep) -> bool:
@@ -78,7 +78,7 @@ def _dependence_loosely_matches(dependence: Any, gold: GoldStep) -> bool:
 
 
 def _exactly(value: Any, gold_value: Any, plain: bool) -> bool:
-    return bool(value == gold_value) if plain else _same(value, gold_value)
+    return bool(value == gold_value) if plain else reference_equal(value, gold_value)
 
 
 def _steps_exactly_equal(step: dict[str, Any], gold: GoldStep) -> bool:
@@ -229,7 +229,7 @@ def compare_simple(
             loose = True
         else:
             ordered = sorted(dependence_as_list(dependence))  # may raise, like the reference
-            exact = _same(ordered, g.dependence_sorted)
+            exact = reference_equal(ordered, g.dependence_sorted)
             loose = ordered == g.dependence_sorted
         content = s["dependence_content"] == g.dependence_content
         if not (exact and content):

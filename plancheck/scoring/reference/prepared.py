@@ -10,7 +10,7 @@ from plancheck.fast_json import loads_or_invalid
 from plancheck.scoring.reference.verdict import CANONICAL_KEYS, ReferenceVerdict
 
 
-def _is_plain(value: Any) -> bool:
+def is_plain(value: Any) -> bool:
     """True when ``value`` holds only strings, nulls, arrays and objects without a
     ``dependence`` key.
 
@@ -22,9 +22,9 @@ def _is_plain(value: Any) -> bool:
     if value is None or type(value) is str:
         return True
     if type(value) is list:
-        return all(_is_plain(item) for item in value)
+        return all(is_plain(item) for item in value)
     if type(value) is dict:
-        return "dependence" not in value and all(_is_plain(item) for item in value.values())
+        return "dependence" not in value and all(is_plain(item) for item in value.values())
     return False
 
 
@@ -111,11 +111,11 @@ class GoldStep:
             dependence=dependence,
             dependence_content=content,
             error_step=item.get("step", index + 1),
-            step_plain=_is_plain(item.get("step")),
-            agent_plain=_is_plain(item.get("agent")),
-            inputs_plain=_is_plain(inputs),
-            outputs_plain=_is_plain(outputs),
-            content_plain=_is_plain(content),
+            step_plain=is_plain(item.get("step")),
+            agent_plain=is_plain(item.get("agent")),
+            inputs_plain=is_plain(inputs),
+            outputs_plain=is_plain(outputs),
+            content_plain=is_plain(content),
             dependence_ints=ints,
             dependence_sorted=ordered,
             item=item,
