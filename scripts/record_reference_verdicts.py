@@ -10,8 +10,8 @@ every task of the DisasterBench release, and writes one line per completion to
     {"id": "g7-1-0", "expected": {"em": ..., "tool_acc": ..., "param_acc": ...,
                                   "dep_acc": ..., "fpof_type": ..., "fpof_step": ...}}
 
-Only ids and verdicts are stored: ``tests/test_parity.py`` regenerates the completions from the
-same ``--per-task`` and ``--seed`` (stored in a header line) and compares its own scorer.
+Only ids and verdicts are stored: ``tests/scoring/test_parity.py`` regenerates the completions
+from the same ``--per-task`` and ``--seed`` (stored in a header line) and compares its own scorer.
 
 The driver mirrors ``baselines/test_baseline.py`` in "dp" mode: ``gt = json.dumps(gold)``,
 extract, normalise, the four checks, then FPoF; an exception anywhere is recorded the way that

@@ -8,7 +8,7 @@
 #
 # The tools live in their own virtual environment, outside the checkout so that nothing here is
 # ever committed: $PLANCHECK_LLM_VENV, default ~/.cache/plancheck/llm-venv
-# (tests/test_llm_smoke.py looks in the same place).
+# (tests/planners/test_llm_smoke.py looks in the same place).
 #
 #   scripts/setup_local_llm.sh install        # create the venv and install (takes minutes: it compiles)
 #   scripts/setup_local_llm.sh model          # print the path of the GGUF file

@@ -17,7 +17,7 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, 
 from plancheck.cli.common import toolset_option
 
 # Method choices, spelled out here so that --help stays cheap (registry.METHODS is the truth;
-# tests/test_planners.py checks that they agree).
+# tests/planners/test_planners.py checks that they agree).
 _METHODS = ("solver", "dp", "cot", "tot", "rap", "react",
             "shortest_path", "oracle_random", "dag_greedy_tfidf", "dag_beam_tfidf")
 

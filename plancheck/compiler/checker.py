@@ -26,8 +26,8 @@ Findings keep the phases' order, and their diagnostics are built only when asked
 batch scorer needs only the codes). The result is what ``lower_plan`` followed by
 ``check_plan`` reports, diagnostic for diagnostic, and with ``form=True`` the plan's
 canonical form (:func:`~plancheck.interp.canonical.form_and_completeness`);
-``tests/test_fused.py`` checks both against the phases run one after the other, on generated
-plans, mutated plans and random edits of their JSON.
+``tests/compiler/test_checker.py`` checks both against the phases run one after the other,
+on generated plans, mutated plans and random edits of their JSON.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ JSON that json-repair has to mend, no plan at all, ...).
 
 The output is fully determined by ``(gold_tasks, per_task, seed)``: every completion draws from
 its own ``random.Random`` seeded with a string, so the same completion comes out on any machine
-and Python version. ``tests/test_parity.py`` relies on that to regenerate the completions whose
-reference verdicts ``scripts/record_reference_verdicts.py`` recorded.
+and Python version. ``tests/scoring/test_parity.py`` relies on that to regenerate the
+completions whose reference verdicts ``scripts/record_reference_verdicts.py`` recorded.
 
 The first ``len(MUTATIONS) * len(STYLES)`` completions walk through every (mutation, style)
 pair once, in a seeded order; after that pairs are drawn with :data:`MUTATION_WEIGHTS` and

@@ -38,7 +38,7 @@ from plancheck.fast_json import loads_or_invalid
 # takes its "simple quoted string" fast path). Not emulated, and left to json-repair: an
 # empty object as a step's last member or inside a swallowed run, and an empty object after
 # the array closed early.
-# tests/test_parity.py checks this emulation against json-repair on many random inputs.
+# tests/scoring/test_parity.py checks this emulation against json-repair on many random inputs.
 
 # Floats parsed from text without NaN/Infinity are finite or overflowed numbers (1e999),
 # which json-repair turns into the same float.

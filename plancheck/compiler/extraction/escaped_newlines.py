@@ -69,7 +69,7 @@ from plancheck.compiler.extraction.sentinels import NO_ANSWER
 # letter, digit or underscore (the look-aheads read the next key's first character), and
 # whose strings obey the rules above where they apply. Everything else - such as a numeric
 # string inside an array, which sends json-repair's array reading astray - goes to json-repair.
-# tests/test_parity.py checks this emulation against json-repair on many random steps.
+# tests/scoring/test_parity.py checks this emulation against json-repair on many random steps.
 
 # Array string items json-repair reads back (see above): a letter first, no , ] or }.
 _JUNK_ARRAY_STRING: Final = re.compile(r"[A-Za-z][^,\]}]*+")

@@ -38,7 +38,7 @@ from plancheck.fast_json import INVALID, loads_or_invalid
 #
 # So for texts in that class ``json.loads(repair_json(text))`` is ``json.loads`` of the text
 # with single quotes turned double, bare keys quoted, constants spelled the JSON way, trailing
-# commas dropped and missing closers appended. tests/test_parity.py checks it against
+# commas dropped and missing closers appended. tests/scoring/test_parity.py checks it against
 # json-repair on random damaged plans.
 
 _LENIENT_PIECE: Final = re.compile(

@@ -5,7 +5,7 @@ TamuChen18/DisasterBench_Open, driven by ``baselines/test_baseline.py``: for eac
 it extracts an answer, normalises it ("dp" mode), and computes exact match (EM), tool accuracy,
 parameter accuracy, dependency accuracy and the First-Point-of-Failure (FPoF). This module
 re-implements that pipeline from its observable behaviour so that :func:`score_completion`
-returns the same six numbers on every input, only much faster. ``tests/test_parity.py``
+returns the same six numbers on every input, only much faster. ``tests/scoring/test_parity.py``
 proves it differentially against verdicts recorded from the reference.
 
 Quirks reproduced (the docs in ``docs/reference-parity.md`` explain each one in prose):

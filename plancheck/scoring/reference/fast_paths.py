@@ -1,7 +1,7 @@
 """Shortcuts to the reference's verdict for the commonest answers, each proven to give what
-extraction, parsing, shaping and comparison give (``tests/test_parity.py``): an answer that is
-one of the gold plan's own spellings, a clean array of step objects, an array spoiled only by
-a trailing comma, and a doubled-brace plan."""
+extraction, parsing, shaping and comparison give (``tests/scoring/test_parity.py``): an
+answer that is one of the gold plan's own spellings, a clean array of step objects, an array
+spoiled only by a trailing comma, and a doubled-brace plan."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import pytest
 from plancheck.cli import main
 from plancheck.scoring.gold import composition_of
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "results"
 
 

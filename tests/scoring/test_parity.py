@@ -54,8 +54,8 @@ from plancheck.testing.completions import (
     make_completion,
 )
 
-VERDICTS = Path(__file__).parent / "data" / "reference_verdicts.jsonl.gz"
-EDGE_VERDICTS = Path(__file__).parent / "data" / "reference_verdicts_edge.jsonl.gz"
+VERDICTS = Path(__file__).parents[1] / "data" / "reference_verdicts.jsonl.gz"
+EDGE_VERDICTS = Path(__file__).parents[1] / "data" / "reference_verdicts_edge.jsonl.gz"
 
 # A small made-up plan for tests that need a gold plan but not the release.
 TOY_GOLD: list[dict[str, Any]] = [

@@ -20,7 +20,7 @@ from tests.support.openai_server import Reply, ScriptedOpenAIServer
 from tests.support.scripted_planning import GOLD, TASKS, ScriptedPlanner, plan_text
 from tests.support.scripted_planning import write_tasks as write_task_file
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

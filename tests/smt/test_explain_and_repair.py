@@ -22,7 +22,7 @@ from plancheck.smt.explain import apply_edits, explain_conflicts, repair_plan
 from tests.strategies import TOOLSET, well_typed_plan
 from tests.support.samples import FOG_CHAIN_DESCRIBED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FLOOD = ROOT / "examples" / "flood_plan.json"
 
 CHAIN: list[dict[str, Any]] = FOG_CHAIN_DESCRIBED

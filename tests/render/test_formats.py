@@ -31,7 +31,7 @@ from plancheck.render.registry import FORMATS
 from tests.strategies import well_typed_plan
 from tests.support.samples import FOG_CHAIN
 
-SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+SCHEMA_PATH = Path(__file__).parents[1] / "data" / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 
 GOOD = FOG_CHAIN

@@ -29,7 +29,7 @@ from plancheck.planners.client import (
 )
 from tests.support.openai_server import EXHAUSTED_STATUS, Reply, ScriptedOpenAIServer
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-test-DO-NOT-LEAK-0123456789abcdef"
 SECRET_ENV = "PLANCHECK_TEST_API_KEY"
 

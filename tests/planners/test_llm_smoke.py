@@ -28,7 +28,7 @@ from tests.support.scripted_planning import write_tasks as write_task_file
 
 pytestmark = pytest.mark.llm
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "setup_local_llm.sh"
 # Tiny search settings: the point is that every code path meets a real model's output.
 TINY = ["--samples", "2", "--tot-generate", "2", "--tot-votes", "2", "--rap-rollouts", "1",
