@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "check": "plancheck.api",
+    "check_trajectory": "plancheck.api",
     "load_toolset": "plancheck.api",
     "score": "plancheck.api",
     "Report": "plancheck.compiler.driver",
@@ -34,13 +35,14 @@ __all__ = [
     "Toolset",
     "__version__",
     "check",
+    "check_trajectory",
     "load_toolset",
     "repair",
     "score",
 ]
 
 if TYPE_CHECKING:
-    from plancheck.api import check, load_toolset, score
+    from plancheck.api import check, check_trajectory, load_toolset, score
     from plancheck.compiler.driver import Report
     from plancheck.diagnostics.model import Diagnostic
     from plancheck.diagnostics.severity import Severity

@@ -1,4 +1,4 @@
-"""The Python API: check plans, load toolsets.
+"""The Python API: check plans and trajectories, score predictions, load toolsets.
 
     import plancheck
     report = plancheck.check(plan_json)          # a list, a JSON/DSL/completion string or a Path
@@ -18,8 +18,12 @@ from plancheck.compiler.driver import (
     Report,
     check_in_memory,
     check_source,
+    check_unit,
 )
 from plancheck.compiler.frontends import parse_source, sniff_kind
+from plancheck.compiler.units import PlanUnit
+from plancheck.diagnostics.positions import LineIndex, Positions
+from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
 
 
@@ -105,3 +109,40 @@ def score(
     record.pop("id", None)
     record.pop("task_id", None)
     return record
+
+
+def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = None, *,
+                     name: str = "<trajectory>", options: CheckOptions | None = None) -> Report:
+    """Check one trajectory against a toolset and return the report; never raises on bad input.
+
+    ``trajectory`` is a JSON value, JSON text or a :class:`~pathlib.Path`; ``toolset`` a
+    :class:`~plancheck.ir.nodes.Toolset`, a toolset path (an MCP or OpenAI pool, ...), or
+    ``None`` for the built-in pool. The value is read as a trajectory even when it would not
+    be recognised as one in a file.
+    """
+    import json
+
+    from plancheck.compiler.dora_frontend import lower_trajectory
+
+    if not isinstance(toolset, Toolset):
+        from plancheck.corpus.toolsets import load_toolset
+
+        toolset = load_toolset(toolset)[0]
+    options = options or CheckOptions()
+    text = None
+    if isinstance(trajectory, Path):
+        name, text = str(trajectory), trajectory.read_text(encoding="utf-8-sig")
+    elif isinstance(trajectory, str):
+        text = trajectory
+    if text is not None:
+        try:
+            trajectory = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            units = parse_source(text, name, kind="json").units  # reports the JSON error
+            return check_unit(units[0], toolset, options)
+    lines = LineIndex(text or "")
+    plan, diagnostics = lower_trajectory(trajectory, Span(name, pointer=""))
+    region = (0, len(text)) if text else None
+    unit = PlanUnit(name, None, Positions(name, lines, json_region=region), plan=plan,
+                    diagnostics=diagnostics)
+    return check_unit(unit, toolset, options)

@@ -17,11 +17,9 @@ the call they name (``PC206``/``PC207``); their key and type are not checked.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from plancheck.compiler.driver import CheckOptions, Report
-from plancheck.compiler.frontends import PlanUnit
+from plancheck.compiler.units import PlanUnit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
@@ -34,11 +32,11 @@ from plancheck.dora.trajectory import (
     reference_base,
     unwrap_trajectory,
 )
-from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
+from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step
 from plancheck.ir.references import read_binding
 from plancheck.ir.schema import json_type_name
 
-__all__ = ["check_trajectory", "looks_like_trajectory", "lower_trajectory", "trajectory_unit"]
+__all__ = ["looks_like_trajectory", "lower_trajectory", "trajectory_unit"]
 
 
 def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: int | None = None
@@ -198,41 +196,3 @@ def trajectory_unit(value: Any, file: str, lines: LineIndex, region: tuple[int, 
     plan, diagnostics = lower_trajectory(value, Span(file, pointer=""))
     return PlanUnit(file, None, Positions(file, lines, json_region=region), plan=plan,
                     diagnostics=diagnostics)
-
-
-def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = None, *,
-                     name: str = "<trajectory>", options: CheckOptions | None = None) -> Report:
-    """Check one trajectory against a toolset and return the report; never raises on bad input.
-
-    ``trajectory`` is a JSON value, JSON text or a :class:`~pathlib.Path`; ``toolset`` a
-    :class:`~plancheck.ir.nodes.Toolset`, a toolset path (an MCP or OpenAI pool, ...), or
-    ``None`` for the built-in pool. The value is read as a trajectory even when it would not
-    be recognised as one in a file.
-    """
-    import json
-
-    from plancheck.compiler.driver import check_unit
-    from plancheck.compiler.frontends import parse_source
-
-    if not isinstance(toolset, Toolset):
-        from plancheck.corpus.toolsets import load_toolset
-
-        toolset = load_toolset(toolset)[0]
-    options = options or CheckOptions()
-    text = None
-    if isinstance(trajectory, Path):
-        name, text = str(trajectory), trajectory.read_text(encoding="utf-8-sig")
-    elif isinstance(trajectory, str):
-        text = trajectory
-    if text is not None:
-        try:
-            trajectory = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            units = parse_source(text, name, kind="json").units  # reports the JSON error
-            return check_unit(units[0], toolset, options)
-    lines = LineIndex(text or "")
-    plan, diagnostics = lower_trajectory(trajectory, Span(name, pointer=""))
-    region = (0, len(text)) if text else None
-    unit = PlanUnit(name, None, Positions(name, lines, json_region=region), plan=plan,
-                    diagnostics=diagnostics)
-    return check_unit(unit, toolset, options)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from plancheck.compiler.checker import check_plan_steps
-from plancheck.compiler.frontends import PlanUnit, SourceFile, load_source
+from plancheck.compiler.frontends import load_source
 from plancheck.compiler.lowering import lower_plan
+from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Diagnostic, Label, Severity, make
 from plancheck.diagnostics.positions import LineIndex, Positions

@@ -9,43 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from plancheck.compiler.extraction.linter import extract_plan
+from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
-from plancheck.ir.nodes import Plan, Toolset
 
 RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
 DSL_SUFFIXES = (".wf",)
-
-
-@dataclass(slots=True)
-class PlanUnit:
-    file: str
-    record: str | None
-    positions: Positions
-    value: Any = None  # a JSON value to lower, when ``has_value``
-    has_value: bool = False
-    root: Span | None = None
-    plan: Plan | None = None  # an IR plan (DSL frontend)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    task_id: Any = None
-    record_data: dict[str, Any] | None = None  # the whole record, for batch tools
-
-
-@dataclass(slots=True)
-class SourceFile:
-    """Everything read from one input."""
-
-    file: str
-    units: list[PlanUnit] = field(default_factory=list)
-    toolsets: list[Toolset] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)  # not tied to one plan
-    lines: LineIndex | None = None
 
 
 def read_text(path: str) -> tuple[str | None, Diagnostic | None]:

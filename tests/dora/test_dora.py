@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plancheck.api import check_trajectory
 from plancheck.cli import main
-from plancheck.compiler.dora_frontend import check_trajectory, looks_like_trajectory
+from plancheck.compiler.dora_frontend import looks_like_trajectory
 from plancheck.corpus.foreign import read_foreign
 from plancheck.dora.paper_metrics import (
     METRICS,
