@@ -16,9 +16,10 @@ Sections of a case (each header on a line of its own):
 ``[case NAME]``
     starts a case; NAME is the pytest id. The lines after it, up to the next section, are the
     main input, written to ``plan.json``.
-``[file NAME]``
+``[file NAME]``, ``[file NAME encoding=ENCODING]``
     the lines after it are written to ``NAME`` (the first ``[file]`` of a case with no body
-    right after ``[case]`` is its main input).
+    right after ``[case]`` is its main input), in UTF-8 or in ``ENCODING`` (``latin-1`` makes
+    a file that is not UTF-8 out of a fixture that is).
 ``[tools]``
     an inline DSL toolset, written to ``tools.wf`` and passed as ``--tools tools.wf``.
 ``[gold]``
@@ -78,7 +79,9 @@ TOOLS_FILE = "tools.wf"
 GOLD_FILE = "gold.json"
 ITEMS_FILE = "items.jsonl"
 
-_SECTION = re.compile(r"^\[(?P<kind>case|file|tools|gold|flags|cmd|exit|api|out)(?: (?P<arg>.*))?\]$")
+_SECTION = re.compile(
+    r"^\[(?P<kind>case|file|tools|gold|flags|cmd|exit|api|out)(?: (?P<arg>.*))?\]$"
+)
 _OUT_LINE = re.compile(
     r"^(?P<file>[^\[\]]*?)(?:\[(?P<record>[^\]]*)\])?(?::(?P<line>\d+):(?P<col>\d+))?: "
     r"(?P<severity>error|warning|info) (?P<code>PC\d{3}) (?P<name>[a-z][a-z-]*)"
@@ -102,6 +105,7 @@ class Case:
     name: str
     source: str  # "check-names.test:12", for failure messages
     files: dict[str, str] = field(default_factory=dict)
+    encodings: dict[str, str] = field(default_factory=dict)  # files not written in UTF-8
     main: str | None = None
     tools: str | None = None
     gold: str | None = None
@@ -155,6 +159,9 @@ def parse_cases(path: Path) -> Iterator[Case]:
             raise ValueError(f"{path.name}:{number}: [{kind}] before any [case]")
         if kind in ("file", "tools", "gold", "out"):
             flush()
+            if kind == "file" and " encoding=" in arg:
+                arg, encoding = arg.split(" encoding=", 1)
+                case.encodings[arg] = encoding.strip()
             target = {"file": arg, "tools": "<tools>", "gold": "<gold>", "out": "out"}[kind]
             body = []
         elif kind == "flags":
@@ -356,7 +363,7 @@ def run_case(case: Case, root: Path, data: Path | None, names: dict[str, str]
     return the exit status, the diagnostics and the raw output (for failure messages)."""
     for name, text in case.files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
+        (root / name).write_text(text, encoding=case.encodings.get(name, "utf-8"))
     if case.tools is not None:
         (root / TOOLS_FILE).write_text(case.tools, encoding="utf-8")
     if case.gold is not None:
