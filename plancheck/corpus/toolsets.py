@@ -41,7 +41,12 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
     if not path.exists():
         raise ToolsetError([make("PC001", f"cannot read toolset {path}: no such file",
                                  data={"path": str(path)})])
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:  # unreadable, or not UTF-8 text
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ToolsetError([make("PC001", f"cannot read toolset {path}: {reason}",
+                                 data={"path": str(path), "error": reason})]) from None
     if path.suffix.lower() == ".json":
         return _json_toolset(text, path)
     return _dsl_toolset(text, path)
