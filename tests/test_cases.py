@@ -37,6 +37,10 @@ Sections of a case (each header on a line of its own):
 ``[api]``
     also run the main input through ``plancheck.check(Path(MAIN), toolset)``, which must report
     the same diagnostics.
+``[python]``
+    instead of a command: Python code run with ``plancheck`` imported, in the case's directory,
+    that sets ``report`` to a report of the Python API; its diagnostics are compared. (For
+    what only the API can be given, such as an IR plan built in memory.)
 ``[out]``
     the expected diagnostics, one a line, the whole set: a case fails when one is missing or
     another is reported. A line reads::
@@ -71,7 +75,7 @@ import pytest
 
 import plancheck
 from plancheck.cli import main
-from plancheck.compiler.codes import CODES
+from plancheck.diagnostics.codes import CODES
 
 CASES_DIR = Path(__file__).parent / "data" / "cases"
 MAIN = "plan.json"
@@ -80,7 +84,7 @@ GOLD_FILE = "gold.json"
 ITEMS_FILE = "items.jsonl"
 
 _SECTION = re.compile(
-    r"^\[(?P<kind>case|file|tools|gold|flags|cmd|exit|api|out)(?: (?P<arg>.*))?\]$"
+    r"^\[(?P<kind>case|file|tools|gold|flags|cmd|exit|api|python|out)(?: (?P<arg>.*))?\]$"
 )
 _OUT_LINE = re.compile(
     r"^(?P<file>[^\[\]]*?)(?:\[(?P<record>[^\]]*)\])?(?::(?P<line>\d+):(?P<col>\d+))?: "
@@ -113,6 +117,7 @@ class Case:
     command: list[str] | None = None
     exit: int | None = None
     api: bool = False
+    python: str | None = None
     out: list[str] = field(default_factory=list)
 
 
@@ -134,6 +139,8 @@ def parse_cases(path: Path) -> Iterator[Case]:
             case.tools = _body(body)
         elif target == "<gold>":
             case.gold = _body(body)
+        elif target == "<python>":
+            case.python = _body(body)
         elif body and any(line.strip() for line in body):
             case.files[target] = _body(body)
             case.main = case.main or target
@@ -157,12 +164,13 @@ def parse_cases(path: Path) -> Iterator[Case]:
             continue
         if case is None:
             raise ValueError(f"{path.name}:{number}: [{kind}] before any [case]")
-        if kind in ("file", "tools", "gold", "out"):
+        if kind in ("file", "tools", "gold", "python", "out"):
             flush()
             if kind == "file" and " encoding=" in arg:
                 arg, encoding = arg.split(" encoding=", 1)
                 case.encodings[arg] = encoding.strip()
-            target = {"file": arg, "tools": "<tools>", "gold": "<gold>", "out": "out"}[kind]
+            target = {"file": arg, "tools": "<tools>", "gold": "<gold>", "python": "<python>",
+                      "out": "out"}[kind]
             body = []
         elif kind == "flags":
             case.flags.extend(shlex.split(arg))
@@ -402,6 +410,13 @@ def test_case(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
     expected = [Expected.parse(line) for line in case.out]
+    if case.python is not None:
+        scope: dict[str, Any] = {"plancheck": plancheck}
+        exec(compile(case.python, case.source, "exec"), scope)
+        missing, unexpected = compare(expected, from_report(scope["report"], Paths(tmp_path, data)))
+        assert not missing and not unexpected, (
+            f"{case.source}: case {case.name}\nmissing: {missing}\nunexpected: {unexpected}")
+        return
     status, actual, transcript = run_case(case, tmp_path, data, code_names)
     assert "Traceback" not in transcript, transcript
     missing, unexpected = compare(expected, actual)

@@ -260,10 +260,14 @@ def _number_problem(value: float, schema: Mapping[str, Any], label: str) -> str 
                 (value > bound) - (value < bound) in violating:
             return f"{label} must be {words} {bound}, found {value}"
     step = schema.get("multipleOf")
-    if isinstance(step, (int, float)) and step > 0 and not math.isclose(
-        value / step, round(value / step), abs_tol=1e-9
-    ):
-        return f"{label} must be a multiple of {step}, found {value}"
+    if isinstance(step, (int, float)) and step > 0:
+        try:
+            quotient = value / step
+        except OverflowError:  # an integer beyond any float
+            return None
+        # (An infinite quotient cannot be decided: say nothing rather than guess.)
+        if math.isfinite(quotient) and not math.isclose(quotient, round(quotient), abs_tol=1e-9):
+            return f"{label} must be a multiple of {step}, found {value}"
     return None
 
 
