@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from plancheck.compiler.extraction.mend import load_or_mend
-from plancheck.compiler.extraction.sentinels import NO_ANSWER
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import INVALID, loads_or_invalid
@@ -217,6 +215,10 @@ def _loads_or_repair(text: str, *, allow_repair: bool) -> Any:
         return value
     if not allow_repair:
         return None
+    # (Imported here: json-repair and its version check cost a clean lint's start-up time.)
+    from plancheck.compiler.extraction.mend import load_or_mend
+    from plancheck.compiler.extraction.sentinels import NO_ANSWER
+
     value = load_or_mend(text, [])
     return None if value is NO_ANSWER else value
 
