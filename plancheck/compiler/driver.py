@@ -162,6 +162,11 @@ def check_unit(
             plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
                                        strict=options.strict_json)
             diagnostics.extend(lowered)
+        if plan is not None:
+            from plancheck.compiler.callshapes import bind_plan  # tool-call plans only
+
+            plan, bound = bind_plan(plan, toolset)
+            diagnostics.extend(bound)
         report.plan = plan
         if plan is not None:
             diagnostics.extend(check_plan(plan, toolset, options))
@@ -222,7 +227,17 @@ def _position(diagnostic: Diagnostic) -> tuple[int, int]:
 
 
 def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset) -> Toolset:
-    """A DSL plan uses the toolset it names (or its file's only toolset); others the default."""
+    """A DSL plan uses the toolset it names (or its file's only toolset); a record that
+    carries its own tool list (BFCL) uses that; others the default."""
+    if unit.record_data is not None:
+        from plancheck.corpus.pool_formats import record_pool
+
+        own = record_pool(unit.record_data, unit.file)
+        if own is not None:
+            if any(d.severity is Severity.ERROR for d in own[1]):
+                unit.diagnostics.extend(own[1])  # reported on the record; default pool used
+                return default
+            return own[0]
     if unit.plan is None or not source.toolsets:
         return default
     wanted = unit.plan.toolset
