@@ -61,6 +61,11 @@ def check(
     if isinstance(plan, Plan):
         unit = PlanUnit(name, None, Positions(name, LineIndex("")), plan=plan)
         return check_unit(unit, tools, options)
+    from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
+
+    calls = call_unit(plan, name, Positions(name, LineIndex("")))
+    if calls is not None:
+        return check_unit(calls, tools, options)
     unit = PlanUnit(name, None, Positions(name, LineIndex("")), value=plan, has_value=True,
                     root=Span(name, pointer=""))
     return check_unit(unit, tools, options)

@@ -251,10 +251,10 @@ def looks_like_calls(value: Any) -> bool:
     return lower_calls(value, Span("<probe>", pointer="")) is not None
 
 
-def lower_calls(value: Any, root: Span, *, name: str | None = None
+def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool = True
                 ) -> tuple[CallPlan, list[Diagnostic]] | None:
-    """The plan the tool calls in ``value`` make (``None``: no calls found, or an input
-    another frontend reads)."""
+    """The plan the tool calls in ``value`` make (``None``: no calls found, or, with
+    ``defer``, a whole document DORA's trajectory frontend reads)."""
     call_format, syntax = _FORCED.get()
     if _is_plan_steps(value) and call_format is None:
         return None
@@ -264,7 +264,7 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None
     allowed = SYNTAXES if syntax in (None, "auto") else \
         (() if syntax == "none" else (syntax,))
     lowering = _Lowering(root, calls, allowed)
-    if call_format is None and syntax is None and lowering.dora_reads(value):
+    if defer and call_format is None and syntax is None and lowering.dora_reads(value):
         return None
     return lowering.plan(name), lowering.diagnostics
 
@@ -297,6 +297,7 @@ class _Lowering:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     syntaxes: set[str] = field(default_factory=set)
     positional: bool = False
+    placeholders: int = 0
 
     def span(self, pointer: str | None) -> Span:
         if self.root.pointer is None:  # calls inside a text: positions fall back to it
@@ -313,7 +314,7 @@ class _Lowering:
             return False
         for position, call in enumerate(self.calls):
             self.arguments(call, position, report=False)  # notes syntaxes, positional lists
-        if self.syntaxes - {"dora", "generated"}:
+        if self.syntaxes - {"dora", "generated"} or self.placeholders:
             return False
         explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
         if self.positional and not explicit:
@@ -324,6 +325,7 @@ class _Lowering:
         self.diagnostics.clear()
         self.syntaxes.clear()
         self.positional = False
+        self.placeholders = 0
         parsed = [self.arguments(c, i, report=True) for i, c in enumerate(self.calls)]
         bases = self.bases()
         labels = {label: (i, key) for i, c in enumerate(self.calls) for label, key in c.labels}
@@ -394,9 +396,38 @@ class _Lowering:
             match = parse(value, self.allowed) if isinstance(value, str) else None
             if isinstance(match, RefMatch):
                 self.syntaxes.add(match.syntax)
+            elif isinstance(match, Placeholder):
+                self.placeholders += 1
+            elif isinstance(value, (list, dict)):
+                self.nested_placeholders(value, value_span, position, key, report=report)
             parsed.append(_Parsed(key, value, value_span, match,
                                   None if inline else span))
         return parsed
+
+    def nested_placeholders(self, value: Any, span: Span, position: int, key: str, *,
+                            report: bool) -> None:
+        """Placeholders inside a list or object argument. (References nested there are not
+        read yet: the argument is a literal, checked against the schema as a whole.)"""
+        members = enumerate(value) if isinstance(value, list) else value.items() \
+            if isinstance(value, dict) else ()
+        for token, item in members:
+            below = span.child(token) if span.pointer is not None and span is not self.root \
+                else span
+            if isinstance(item, str) and isinstance(parse(item, ()), Placeholder):
+                self.placeholders += 1
+                if report:
+                    self.placeholder(item, below, position, key)
+            elif isinstance(item, (list, dict)):
+                self.nested_placeholders(item, below, position, key, report=report)
+
+    def placeholder(self, value: str, span: Span, position: int, key: str) -> None:
+        self.diagnostics.append(make(
+            "PC209", f"argument `{_shown(key)}` of call {position} is the placeholder "
+            f"`{value}`, not a value or a reference", primary=span,
+            label="a placeholder, passed on as text",
+            help=["pass the value itself, or a reference in the syntax the rest of the plan "
+                  "uses"],
+            data={"position": position, "key": key, "actual": value}))
 
     def bases(self) -> dict[str, int]:
         """The numbering base of each numbered syntax in this plan."""
@@ -414,13 +445,7 @@ class _Lowering:
                 labels: dict[str, tuple[int, str]]) -> Binding:
         match, span, value = parsed.match, parsed.span, parsed.value
         if isinstance(match, Placeholder):
-            self.diagnostics.append(make(
-                "PC209", f"argument `{_shown(parsed.name)}` of call {position} is the "
-                f"placeholder `{value}`, not a value or a reference", primary=span,
-                label="a placeholder, passed on as text",
-                help=["pass the value itself, or a reference in the syntax the rest of the "
-                      "plan uses"],
-                data={"position": position, "key": parsed.name, "actual": value}))
+            self.placeholder(value, span, position, parsed.name)
             return Literal(value, span)
         if isinstance(match, RefMatch):
             if match.label is not None:
@@ -491,12 +516,46 @@ def call_unit(value: Any, file: str, positions: Positions) -> PlanUnit | None:
 def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
     """Fill ``unit`` with the plan of the tool calls in ``value`` (a JSONL record, or the
     JSON found in a completion); False when it holds none."""
-    lowered = lower_calls(value, root, name=None)
+    lowered = lower_calls(value, root, defer=False)  # DORA's frontend reads whole files only
     if lowered is None:
         return False
     unit.plan = lowered[0]
     unit.diagnostics.extend(lowered[1])
     return True
+
+
+def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
+    """Tool calls inside a raw completion: in a code fence, or the first JSON (or Python
+    literal) list or object of the text that holds calls. Returns the value, where it is, and
+    whether that region is its verbatim JSON."""
+    import re
+
+    fences = [(m.start(1), m.end(1)) for m in
+              re.finditer(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```", text, re.DOTALL)]
+    starts = [(i, len(text)) for i, c in enumerate(text) if c in "[{"][:50]
+    for start, end in [*fences, *starts]:
+        value, stop, verbatim = _read_value(text, start, end)
+        if stop > start and find_calls(value, _FORCED.get()[0]):
+            return value, start, stop, verbatim
+    return None
+
+
+def _read_value(text: str, start: int, end: int) -> tuple[Any, int, bool]:
+    import ast
+
+    head = len(text[start:end]) - len(text[start:end].lstrip())
+    start += head
+    try:
+        value, stop = json.JSONDecoder().raw_decode(text, start)
+        return value, stop, True
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    chunk = text[start:end].rstrip()
+    try:  # a Python literal (single quotes, True/None), as models print lists of dicts
+        value = ast.literal_eval(chunk)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None, start, False
+    return value, start + len(chunk), False
 
 
 # --------------------------------------------------------------------------- binding

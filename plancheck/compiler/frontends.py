@@ -245,6 +245,18 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
         unit.value, unit.has_value = extraction.value, True
         unit.root = Span(file, pointer="")
         _calls_in_text(unit)
+    elif not strict:
+        from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
+
+        found = calls_in_text(text)  # tool calls, where no DisasterBench plan was found
+        if found is not None:
+            value, start, end, verbatim = found
+            calls = PlanUnit(file, None, Positions(
+                file, lines, json_region=(start, end) if verbatim else None,
+                fallback=(start, end)))
+            root = Span(file, pointer="" if verbatim else None)
+            if calls_into_unit(calls, value, root):
+                return calls
     return unit
 
 
