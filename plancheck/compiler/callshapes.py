@@ -45,7 +45,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from plancheck.compiler.diagnostics import Diagnostic, make
-from plancheck.compiler.lowering import json_type_name, read_binding
+from plancheck.compiler.lowering import (
+    FIELD_ALIASES,
+    STEP_FIELDS,
+    WRAPPER_KEYS,
+    json_type_name,
+    read_binding,
+)
 from plancheck.compiler.refsyntax import (
     SYNTAXES,
     WHOLE_OUTPUT,
@@ -81,6 +87,8 @@ CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_
                   "content", "output", "function_call")
 # Members that make an object a DisasterBench plan step rather than a call.
 _STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
+
+_PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
 
 _FORCED: ContextVar[tuple[str | None, str | None]] = ContextVar("plancheck_call_formats",
                                                                 default=(None, None))
@@ -184,7 +192,7 @@ def _name_keyed(item: dict[str, Any], pointer: str) -> FoundCall | None:
     if len(item) != 1:
         return None
     ((name, arguments),) = item.items()
-    if not isinstance(arguments, dict) or name in CONTAINER_KEYS:
+    if not isinstance(arguments, dict) or name in CONTAINER_KEYS or name in _PLAN_FIELDS:
         return None
     return FoundCall(pointer, "name-keyed", name, None, arguments, _child(pointer, name))
 
@@ -219,6 +227,11 @@ def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | 
     if depth > 8:  # calls sit a few containers deep; deeper is data, not a transcript
         return
     if isinstance(value, list):
+        if forced_shape is None and not in_answers and value and all(
+                isinstance(i, dict) and _name_keyed(i, "") is not None
+                and not _STEP_KEYS.intersection(i) for i in value):
+            # [{"tool": {arguments}}, ...]: the way BFCL decodes model output
+            forced_shape = "name-keyed"
         for i, item in enumerate(value):
             _walk(item, _child(pointer, i), found, forced_shape, in_answers=in_answers,
                   depth=depth + 1)
@@ -252,13 +265,19 @@ def looks_like_calls(value: Any) -> bool:
 
 
 def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool = True
-                ) -> tuple[CallPlan, list[Diagnostic]] | None:
+                ) -> tuple[CallPlan | None, list[Diagnostic]] | None:
     """The plan the tool calls in ``value`` make (``None``: no calls found, or, with
-    ``defer``, a whole document DORA's trajectory frontend reads)."""
+    ``defer``, a whole document DORA's trajectory frontend reads). With a forced call
+    format, finding no call of that shape is an error, not a reason to read a plan instead."""
     call_format, syntax = _FORCED.get()
     if _is_plan_steps(value) and call_format is None:
         return None
     calls = find_calls(value, call_format)
+    if not calls and call_format is not None:
+        return None, [make("PC101", f"no `{call_format}` tool calls were found",
+                           primary=root, label="searched here",
+                           help=["--call-format auto detects the shape"],
+                           data={"call_format": call_format})]
     if not calls:
         return None
     allowed = SYNTAXES if syntax in (None, "auto") else \
@@ -270,8 +289,6 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
 
 
 def _is_plan_steps(value: Any) -> bool:
-    from plancheck.compiler.lowering import WRAPPER_KEYS
-
     if isinstance(value, dict):
         value = next((value[k] for k in WRAPPER_KEYS if isinstance(value.get(k), list)), value)
     return isinstance(value, list) and any(
@@ -552,10 +569,14 @@ def _read_value(text: str, start: int, end: int) -> tuple[Any, int, bool]:
         pass
     chunk = text[start:end].rstrip()
     try:  # a Python literal (single quotes, True/None), as models print lists of dicts
-        value = ast.literal_eval(chunk)
+        return ast.literal_eval(chunk), start + len(chunk), False
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-        return None, start, False
-    return value, start + len(chunk), False
+        pass
+    from plancheck.compiler.extract import _loads_or_repair
+
+    # Damaged JSON (a trailing comma, a missing bracket): json-repair, as for plans.
+    value = _loads_or_repair(chunk, allow_repair=True)
+    return value, (start + len(chunk) if value is not None else start), False
 
 
 # --------------------------------------------------------------------------- binding

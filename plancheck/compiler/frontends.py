@@ -256,6 +256,15 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
                 fallback=(start, end)))
             root = Span(file, pointer="" if verbatim else None)
             if calls_into_unit(calls, value, root):
+                if not verbatim:
+                    line, col = lines.position(start)
+                    end_line, end_col = lines.position(end)
+                    calls.diagnostics.insert(0, make(
+                        "PC102", "the tool calls are not valid JSON; read as a Python literal "
+                        "or repaired", primary=Span(file, line, col, end_line, end_col,
+                                                   start_offset=start, end_offset=end),
+                        label="read from here",
+                        notes=["positions inside this region are approximate"]))
                 return calls
     return unit
 
