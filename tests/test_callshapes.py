@@ -29,7 +29,7 @@ def run(path: Path, capsys: pytest.CaptureFixture[str], *extra: str
 def span_text(path: Path, diagnostic: dict[str, Any]) -> str:
     span = diagnostic["labels"][0]["span"]
     line = path.read_text(encoding="utf-8").splitlines()[span["start_line"] - 1]
-    return line[span["start_col"] - 1:]
+    return str(line[span["start_col"] - 1:])
 
 
 CONTAINERS: dict[str, Any] = {
