@@ -38,6 +38,7 @@ calls with DORA or DisasterBench references only) are left to it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -109,8 +110,6 @@ class CallPlan(Plan):
     """A plan read from tool calls; :func:`bind_plan` finishes it against a tool pool."""
 
     needs_binding: bool = False
-    call_format: str = ""
-    reference_syntaxes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,12 +257,6 @@ def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | 
 # --------------------------------------------------------------------------- lowering
 
 
-def looks_like_calls(value: Any) -> bool:
-    """Whether a JSON value holds tool calls this frontend should read (rather than a
-    DisasterBench plan, a tool pool, or a trajectory DORA's frontend reads)."""
-    return lower_calls(value, Span("<probe>", pointer="")) is not None
-
-
 def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool = True
                 ) -> tuple[CallPlan | None, list[Diagnostic]] | None:
     """The plan the tool calls in ``value`` make (``None``: no calls found, or, with
@@ -283,6 +276,7 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
     allowed = SYNTAXES if syntax in (None, "auto") else \
         (() if syntax == "none" else (syntax,))
     lowering = _Lowering(root, calls, allowed)
+    lowering.read()
     if defer and call_format is None and syntax is None and lowering.dora_reads(value):
         return None
     return lowering.plan(name), lowering.diagnostics
@@ -297,7 +291,8 @@ def _is_plan_steps(value: Any) -> bool:
 
 @dataclass(slots=True)
 class _Parsed:
-    """An argument value as read in the first pass."""
+    """An argument as read: its name (``#i`` when positional), value, span, and the reference
+    or placeholder its value spells."""
 
     name: str
     value: Any
@@ -312,6 +307,7 @@ class _Lowering:
     calls: list[FoundCall]
     allowed: tuple[str, ...]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    parsed: list[list[_Parsed] | None] = field(default_factory=list)  # per call; None: unread
     syntaxes: set[str] = field(default_factory=set)
     positional: bool = False
     placeholders: int = 0
@@ -321,6 +317,10 @@ class _Lowering:
             return self.root
         return Span(self.root.file, pointer=self.root.pointer + (pointer or ""))
 
+    def read(self) -> None:
+        """Read every call's arguments once, noting the syntaxes and shapes they use."""
+        self.parsed = [self.arguments(c, i) for i, c in enumerate(self.calls)]
+
     def dora_reads(self, value: Any) -> bool:
         """DORA's trajectory frontend keeps the inputs it has always read: calls in its
         shapes whose references are DORA's or DisasterBench's, with named arguments (or any
@@ -329,8 +329,6 @@ class _Lowering:
 
         if any(c.shape not in ("generic", "openai-chat") or c.labels for c in self.calls):
             return False
-        for position, call in enumerate(self.calls):
-            self.arguments(call, position, report=False)  # notes syntaxes, positional lists
         if self.syntaxes - {"dora", "generated"} or self.placeholders:
             return False
         explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
@@ -339,25 +337,17 @@ class _Lowering:
         return looks_like_trajectory(value)
 
     def plan(self, name: str | None) -> CallPlan:
-        self.diagnostics.clear()
-        self.syntaxes.clear()
-        self.positional = False
-        self.placeholders = 0
-        parsed = [self.arguments(c, i, report=True) for i, c in enumerate(self.calls)]
         bases = self.bases()
         labels = {label: (i, key) for i, c in enumerate(self.calls) for label, key in c.labels}
         steps = []
         for position, call in enumerate(self.calls):
-            args = parsed[position]
+            args = self.parsed[position]
             bound = tuple(
                 Argument(a.name, self.binding(a, position, bases, labels), a.span, a.name_span)
                 for a in (args or ()))
             steps.append(self.step(call, position, bound, args is not None))
-        shapes = sorted({c.shape for c in self.calls})
         return CallPlan(tuple(steps), self.root, name=name,
-                        needs_binding=self.positional or bool(labels) or bool(self.syntaxes),
-                        call_format=",".join(shapes),
-                        reference_syntaxes=tuple(sorted(self.syntaxes)))
+                        needs_binding=self.positional or bool(labels) or bool(self.syntaxes))
 
     def step(self, call: FoundCall, position: int, args: tuple[Argument, ...],
              readable: bool) -> Step:
@@ -378,8 +368,7 @@ class _Lowering:
                     stored_spans={"agent": name_span, "inputs": arguments_span, "step": span,
                                   "outputs": span})
 
-    def arguments(self, call: FoundCall, position: int, *, report: bool
-                  ) -> list[_Parsed] | None:
+    def arguments(self, call: FoundCall, position: int) -> list[_Parsed] | None:
         raw = call.arguments
         if raw is None:
             return []  # a call without arguments passes none
@@ -398,15 +387,14 @@ class _Lowering:
             self.positional = self.positional or bool(raw)
             items = [(positional_key(i), v, _below(span, i, inline)) for i, v in enumerate(raw)]
         else:
-            if report:
-                what = "a string that is neither a JSON object nor a list" \
-                    if isinstance(call.arguments, str) else json_type_name(raw)
-                self.diagnostics.append(make(
-                    "PC108", f"the arguments of call {position} must be an object or a list, "
-                    f"found {what}", primary=span,
-                    label="expected an object of named arguments or a list of positional ones",
-                    data={"position": position, "field": "arguments",
-                          "actual": json_type_name(call.arguments)}))
+            what = "a string that is neither a JSON object nor a list" \
+                if isinstance(call.arguments, str) else json_type_name(raw)
+            self.diagnostics.append(make(
+                "PC108", f"the arguments of call {position} must be an object or a list, "
+                f"found {what}", primary=span,
+                label="expected an object of named arguments or a list of positional ones",
+                data={"position": position, "field": "arguments",
+                      "actual": json_type_name(call.arguments)}))
             return None
         parsed = []
         for key, value, value_span in items:
@@ -414,30 +402,25 @@ class _Lowering:
             if isinstance(match, RefMatch):
                 self.syntaxes.add(match.syntax)
             elif isinstance(match, Placeholder):
-                self.placeholders += 1
+                self.placeholder(value, value_span, position, key)
             elif isinstance(value, (list, dict)):
-                self.nested_placeholders(value, value_span, position, key, report=report)
-            parsed.append(_Parsed(key, value, value_span, match,
-                                  None if inline else span))
+                self.nested_placeholders(value, value_span, position, key)
+            parsed.append(_Parsed(key, value, value_span, match, None if inline else span))
         return parsed
 
-    def nested_placeholders(self, value: Any, span: Span, position: int, key: str, *,
-                            report: bool) -> None:
+    def nested_placeholders(self, value: Any, span: Span, position: int, key: str) -> None:
         """Placeholders inside a list or object argument. (References nested there are not
         read yet: the argument is a literal, checked against the schema as a whole.)"""
-        members = enumerate(value) if isinstance(value, list) else value.items() \
-            if isinstance(value, dict) else ()
+        members = enumerate(value) if isinstance(value, list) else value.items()
         for token, item in members:
-            below = span.child(token) if span.pointer is not None and span is not self.root \
-                else span
+            below = _below(span, token, True)
             if isinstance(item, str) and isinstance(parse(item, ()), Placeholder):
-                self.placeholders += 1
-                if report:
-                    self.placeholder(item, below, position, key)
+                self.placeholder(item, below, position, key)
             elif isinstance(item, (list, dict)):
-                self.nested_placeholders(item, below, position, key, report=report)
+                self.nested_placeholders(item, below, position, key)
 
     def placeholder(self, value: str, span: Span, position: int, key: str) -> None:
+        self.placeholders += 1
         self.diagnostics.append(make(
             "PC209", f"argument `{_shown(key)}` of call {position} is the placeholder "
             f"`{value}`, not a value or a reference", primary=span,
@@ -449,9 +432,9 @@ class _Lowering:
     def bases(self) -> dict[str, int]:
         """The numbering base of each numbered syntax in this plan."""
         uses: dict[str, list[tuple[int, int]]] = {}
-        for position, call in enumerate(self.calls):
-            for parsed in self.arguments(call, position, report=False) or ():
-                match = parsed.match
+        for position, parsed in enumerate(self.parsed):
+            for argument in parsed or ():
+                match = argument.match
                 if isinstance(match, RefMatch) and match.number is not None:
                     uses.setdefault(match.syntax, []).append((match.number, position))
         bases = {syntax: numbering_base(found) for syntax, found in uses.items()}
@@ -462,8 +445,7 @@ class _Lowering:
                 labels: dict[str, tuple[int, str]]) -> Binding:
         match, span, value = parsed.match, parsed.span, parsed.value
         if isinstance(match, Placeholder):
-            self.placeholder(value, span, position, parsed.name)
-            return Literal(value, span)
+            return Literal(value, span)  # reported while reading
         if isinstance(match, RefMatch):
             if match.label is not None:
                 target = labels.get(match.label)
@@ -541,27 +523,30 @@ def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
     return True
 
 
-def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
-    """Tool calls inside a raw completion: in a code fence, or the first JSON (or Python
-    literal) list or object of the text that holds calls. Returns the value, where it is, and
-    whether that region is its verbatim JSON."""
-    import re
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```", re.DOTALL)
+_OPENERS = 8  # bracket positions tried outside fences (each is a parse of the rest)
 
-    fences = [(m.start(1), m.end(1)) for m in
-              re.finditer(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```", text, re.DOTALL)]
-    starts = [(i, len(text)) for i, c in enumerate(text) if c in "[{"][:50]
-    for start, end in [*fences, *starts]:
-        value, stop, verbatim = _read_value(text, start, end)
+
+def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
+    """Tool calls inside a raw completion: in a code fence, or at one of the first brackets of
+    the text, as JSON, a Python literal, or (fences and the first bracket only) JSON mended by
+    json-repair. Returns the value, where it is, and whether that region is verbatim JSON."""
+    fences = [(m.start(1), m.end(1), True) for m in _FENCE.finditer(text)]
+    openers = [i for i, c in enumerate(text) if c in "[{"][:_OPENERS]
+    candidates = [*fences, *((i, len(text), n == 0) for n, i in enumerate(openers))]
+    for start, end, repair in candidates:
+        value, stop, verbatim = _read_value(text, start, end, repair=repair)
         if stop > start and find_calls(value, _FORCED.get()[0]):
             return value, start, stop, verbatim
     return None
 
 
-def _read_value(text: str, start: int, end: int) -> tuple[Any, int, bool]:
+def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, int, bool]:
     import ast
 
-    head = len(text[start:end]) - len(text[start:end].lstrip())
-    start += head
+    from plancheck.compiler.extract import _loads_or_repair
+
+    start += len(text[start:end]) - len(text[start:end].lstrip())
     try:
         value, stop = json.JSONDecoder().raw_decode(text, start)
         return value, stop, True
@@ -572,8 +557,8 @@ def _read_value(text: str, start: int, end: int) -> tuple[Any, int, bool]:
         return ast.literal_eval(chunk), start + len(chunk), False
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         pass
-    from plancheck.compiler.extract import _loads_or_repair
-
+    if not repair:
+        return None, start, False
     # Damaged JSON (a trailing comma, a missing bracket): json-repair, as for plans.
     value = _loads_or_repair(chunk, allow_repair=True)
     return value, (start + len(chunk) if value is not None else start), False
