@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from plancheck.compiler.callshapes import PLAN_STEP_KEYS, call_unit
 from plancheck.compiler.driver import CheckOptions, Report, check_source, check_unit
 from plancheck.compiler.frontends import PlanUnit, parse_source, sniff_kind
 from plancheck.compiler.positions import LineIndex, Positions
@@ -61,11 +62,11 @@ def check(
     if isinstance(plan, Plan):
         unit = PlanUnit(name, None, Positions(name, LineIndex("")), plan=plan)
         return check_unit(unit, tools, options)
-    from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
-
-    calls = call_unit(plan, name, Positions(name, LineIndex("")))
-    if calls is not None:
-        return check_unit(calls, tools, options)
+    if not isinstance(plan, list) or not plan or not isinstance(plan[0], dict) or \
+            not PLAN_STEP_KEYS.intersection(plan[0]):  # not plainly a plan: maybe tool calls
+        calls = call_unit(plan, name, Positions(name, LineIndex("")))
+        if calls is not None:
+            return check_unit(calls, tools, options)
     unit = PlanUnit(name, None, Positions(name, LineIndex("")), value=plan, has_value=True,
                     root=Span(name, pointer=""))
     return check_unit(unit, tools, options)

@@ -87,7 +87,7 @@ CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_
                   "calling", "ground_truth", "result", "messages", "choices", "message",
                   "content", "output", "function_call")
 # Members that make an object a DisasterBench plan step rather than a call.
-_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
+PLAN_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
 
 _PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
 
@@ -168,7 +168,7 @@ def _anthropic(item: dict[str, Any], pointer: str) -> FoundCall | None:
 
 
 def _generic(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    if _STEP_KEYS.intersection(item) or _is_definition(item):
+    if PLAN_STEP_KEYS.intersection(item) or _is_definition(item):
         return None
     name_key = next((k for k in NAME_KEYS if isinstance(item.get(k), str)), None) or next(
         (k for k in NAME_KEYS if k in item and not isinstance(item[k], (dict, list))), None)
@@ -228,7 +228,7 @@ def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | 
     if isinstance(value, list):
         if forced_shape is None and not in_answers and value and all(
                 isinstance(i, dict) and _name_keyed(i, "") is not None
-                and not _STEP_KEYS.intersection(i) for i in value):
+                and not PLAN_STEP_KEYS.intersection(i) for i in value):
             # [{"tool": {arguments}}, ...]: the way BFCL decodes model output
             forced_shape = "name-keyed"
         for i, item in enumerate(value):
@@ -286,7 +286,7 @@ def _is_plan_steps(value: Any) -> bool:
     if isinstance(value, dict):
         value = next((value[k] for k in WRAPPER_KEYS if isinstance(value.get(k), list)), value)
     return isinstance(value, list) and any(
-        isinstance(item, dict) and _STEP_KEYS.intersection(item) for item in value)
+        isinstance(item, dict) and PLAN_STEP_KEYS.intersection(item) for item in value)
 
 
 @dataclass(slots=True)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from plancheck.compiler.callshapes import bind_plan
 from plancheck.compiler.codes import CODES
 from plancheck.compiler.diagnostics import Diagnostic, Label, Severity, make
 from plancheck.compiler.frontends import PlanUnit, SourceFile, load_source
@@ -162,9 +163,7 @@ def check_unit(
             plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
                                        strict=options.strict_json)
             diagnostics.extend(lowered)
-        if plan is not None:
-            from plancheck.compiler.callshapes import bind_plan  # tool-call plans only
-
+        if plan is not None and type(plan) is not Plan:  # tool-call plans: bind to the pool
             plan, bound = bind_plan(plan, toolset)
             diagnostics.extend(bound)
         report.plan = plan
