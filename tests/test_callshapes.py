@@ -148,3 +148,17 @@ def test_the_python_api_reads_tool_calls() -> None:
     assert report.plan is not None and [s.tool for s in report.plan.steps] == [
         "search_nodes", "open_nodes"]
     assert [a.name for a in report.plan.steps[0].args] == ["query"]  # bound in input order
+
+
+def test_completions_of_tool_calls_in_a_jsonl_batch(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    completions = [
+        "Sure.\n```json\n" + json.dumps([{"name": "open_nodes", "arguments": {"names": ["A"]}},
+                                         {"name": "open_node", "arguments": {}}]) + "\n```",
+        "Calling: [{'name': 'open_nodes', 'arguments': {'names': ['A']}}]",
+    ]
+    path = tmp_path / "completions.jsonl"
+    path.write_text("".join(json.dumps({"id": f"r{i}", "completion": c}) + "\n"
+                            for i, c in enumerate(completions)), encoding="utf-8")
+    code, diagnostics = run(path, capsys)
+    assert code == 1 and [(d["record"], d["code"]) for d in diagnostics] == [("r0", "PC201")]

@@ -222,6 +222,12 @@ def _text_into_unit(unit: PlanUnit, text: str, strict: bool, field_pointer: str)
     unit.positions = Positions(unit.file, unit.positions.lines, text_offset=None,
                                fallback=field_region)
     extraction = extract_plan(text, unit.file, strict=strict)
+    if not extraction.found and not strict:
+        from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
+
+        found = calls_in_text(text)  # tool calls, where no DisasterBench plan was found
+        if found is not None and calls_into_unit(unit, found[0], Span(unit.file, pointer=None)):
+            return
     unit.diagnostics.extend(extraction.diagnostics)
     if extraction.found:
         unit.value, unit.has_value = extraction.value, True
