@@ -149,7 +149,7 @@ def test_taskbench_model_outputs_get_true_errors(capsys: pytest.CaptureFixture[s
     assert found(diagnostics, "warning") == []
     too_many = next(d for d in diagnostics if d["code"] == "PC202")
     assert "passes 2 positional arguments" in too_many["message"]
-    assert too_many["labels"][0]["span"]["start_line"] == 9  # the extra argument's line
+    assert too_many["labels"][0]["span"]["start_line"] == 7  # the extra argument's line
 
 
 def test_taskbench_references_can_be_turned_off(capsys: pytest.CaptureFixture[str]) -> None:
