@@ -604,7 +604,8 @@ def _bind_output(ref: Reference, steps: tuple[Step, ...], tools: list[Any]) -> R
         return replace(ref, key=outputs[0])
     if ref.key.startswith("#") and ref.key[1:].isdigit() and int(ref.key[1:]) < len(outputs):
         return replace(ref, key=outputs[int(ref.key[1:])])
-    return ref
+    # No one output it can be: shown as written when the output is reported unknown (PC208).
+    return replace(ref, key=ref.raw or ref.key)
 
 
 def _too_many(step: Step, tool: Any, first_extra: Argument) -> Diagnostic:
