@@ -57,6 +57,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="explain inconsistent dependency constraints with a minimal "
                         "conflicting set (Z3)")
+    from plancheck.compiler.callshapes import CALL_FORMATS
+    from plancheck.compiler.refsyntax import SYNTAXES
+
+    parser.add_argument("--call-format", choices=("auto", *CALL_FORMATS), default="auto",
+                        help="read tool calls in this shape only (default: detected per input)")
+    parser.add_argument("--reference-syntax", choices=("auto", *SYNTAXES, "none"),
+                        default="auto", help="read references to earlier results in this "
+                        "syntax only (default: detected per input)")
     parser.add_argument("--gold", metavar="GOLD", default=None,
                         help="compare with gold plans: a plan file, or a benchmark JSONL whose "
                         "records are matched by task_id")
@@ -91,7 +99,12 @@ def run(args: argparse.Namespace) -> int:
         from plancheck.smt.explain import explain_conflicts
 
         phases.append(explain_conflicts)
-    reports = list(check_paths(args.files, toolset, options, phases))
+    from plancheck.compiler.callshapes import forced
+
+    call_format = None if args.call_format == "auto" else args.call_format
+    syntax = None if args.reference_syntax == "auto" else args.reference_syntax
+    with forced(call_format, syntax):
+        reports = list(check_paths(args.files, toolset, options, phases))
     if args.gold:
         from plancheck.scoring.gold import GoldError, GoldIndex, add_gold_diagnostics
 

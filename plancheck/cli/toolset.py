@@ -148,7 +148,10 @@ def _lint(specs: list[str | None], output_format: str) -> int:
         label = spec or "<built-in>"
         toolset, diagnostics = load_toolset_or_exit(spec)
         if toolset is not None:
+            from plancheck.corpus.pool_lint import lint_pool  # suspicious, not wrong
+
             diagnostics = diagnostics + [d for d in toolset.problems() if d not in diagnostics]
+            diagnostics += lint_pool(toolset)
         text = _read(spec)
         index = LineIndex(text)
         lines[label] = index

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from plancheck.compiler.callshapes import PLAN_STEP_KEYS, bind_plan, call_unit
 from plancheck.compiler.checker import check_plan_steps
 from plancheck.compiler.frontends import load_source
 from plancheck.compiler.lowering import lower_plan
@@ -164,6 +165,9 @@ def check_unit(
             plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
                                        strict=options.strict_json)
             diagnostics.extend(lowered)
+        if plan is not None and type(plan) is not Plan:  # tool-call plans: bind to the pool
+            plan, bound = bind_plan(plan, toolset)
+            diagnostics.extend(bound)
         report.plan = plan
         if plan is not None:
             diagnostics.extend(check_plan(plan, toolset, options))
@@ -182,6 +186,11 @@ def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | 
     positions = Positions(name, LineIndex(""))
     if isinstance(plan, Plan):
         return check_unit(PlanUnit(name, None, positions, plan=plan), toolset, options)
+    if not isinstance(plan, list) or not plan or not isinstance(plan[0], dict) or \
+            not PLAN_STEP_KEYS.intersection(plan[0]):  # not plainly a plan: maybe tool calls
+        calls = call_unit(plan, name, positions)
+        if calls is not None:
+            return check_unit(calls, toolset, options)
     unit = PlanUnit(name, None, positions, value=plan, has_value=True,
                     root=Span(name, pointer=""))
     return check_unit(unit, toolset, options)
@@ -236,7 +245,17 @@ def _position(diagnostic: Diagnostic) -> tuple[int, int]:
 
 
 def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset) -> Toolset:
-    """A DSL plan uses the toolset it names (or its file's only toolset); others the default."""
+    """A DSL plan uses the toolset it names (or its file's only toolset); a record that
+    carries its own tool list (BFCL) uses that; others the default."""
+    if unit.record_data is not None:
+        from plancheck.corpus.pool_formats import record_pool
+
+        own = record_pool(unit.record_data, unit.file)
+        if own is not None:
+            if any(d.severity is Severity.ERROR for d in own[1]):
+                unit.diagnostics.extend(own[1])  # reported on the record; default pool used
+                return default
+            return own[0]
     if unit.plan is None or not source.toolsets:
         return default
     wanted = unit.plan.toolset

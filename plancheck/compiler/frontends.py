@@ -87,6 +87,9 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     except json.JSONDecodeError as error:
         if not text.lstrip().startswith(("[", "{")):
             return [_text_unit(text, file, lines, strict)]
+        if error.msg == "Extra data" and "\n" in text.strip():
+            # One JSON document a line in a .json file (BFCL's and TaskBench's data files).
+            return list(_jsonl_units(text, file, lines, strict))
         line, col = lines.position(error.pos)
         span = Span(file, line, col, line, col + 1, start_offset=error.pos,
                     end_offset=error.pos + 1)
@@ -103,10 +106,12 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [unit]
     start = len(text) - len(text.lstrip())
     region = (start, len(text.rstrip()))
-    from plancheck.compiler.dora_frontend import (
-        trajectory_unit,  # DORA-style tool-call trajectories
-    )
+    from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
+    from plancheck.compiler.dora_frontend import trajectory_unit  # DORA-style trajectories
 
+    calls = call_unit(value, file, Positions(file, lines, json_region=region))
+    if calls is not None:
+        return [calls]
     trajectory = trajectory_unit(value, file, lines, region)
     if trajectory is not None:
         return [trajectory]
@@ -172,6 +177,10 @@ def _record_unit(
             unit.value, unit.has_value = held, True
             unit.root = Span(file, pointer=field_pointer)
         return unit
+    from plancheck.compiler.callshapes import calls_into_unit
+
+    if calls_into_unit(unit, record, Span(file, pointer=pointer)):
+        return unit
     unit.diagnostics.append(
         make("PC116", "the record has none of the fields " +
              ", ".join(f"`{k}`" for k in RECORD_PLAN_FIELDS),
@@ -187,10 +196,17 @@ def _text_into_unit(unit: PlanUnit, text: str, strict: bool, field_pointer: str)
     unit.positions = Positions(unit.file, unit.positions.lines, text_offset=None,
                                fallback=field_region)
     extraction = extract_plan(text, unit.file, strict=strict)
+    if not extraction.found and not strict:
+        from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
+
+        found = calls_in_text(text)  # tool calls, where no DisasterBench plan was found
+        if found is not None and calls_into_unit(unit, found[0], Span(unit.file, pointer=None)):
+            return
     unit.diagnostics.extend(extraction.diagnostics)
     if extraction.found:
         unit.value, unit.has_value = extraction.value, True
         unit.root = Span(unit.file, pointer=None)
+        _calls_in_text(unit)
 
 
 # --------------------------------------------------------------------------- raw text
@@ -208,7 +224,37 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
     if extraction.found:
         unit.value, unit.has_value = extraction.value, True
         unit.root = Span(file, pointer="")
+        _calls_in_text(unit)
+    elif not strict:
+        from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
+
+        found = calls_in_text(text)  # tool calls, where no DisasterBench plan was found
+        if found is not None:
+            value, start, end, verbatim = found
+            calls = PlanUnit(file, None, Positions(
+                file, lines, json_region=(start, end) if verbatim else None,
+                fallback=(start, end)))
+            root = Span(file, pointer="" if verbatim else None)
+            if calls_into_unit(calls, value, root):
+                if not verbatim:
+                    line, col = lines.position(start)
+                    end_line, end_col = lines.position(end)
+                    calls.diagnostics.insert(0, make(
+                        "PC102", "the tool calls are not valid JSON; read as a Python literal "
+                        "or repaired", primary=Span(file, line, col, end_line, end_col,
+                                                   start_offset=start, end_offset=end),
+                        label="read from here",
+                        notes=["positions inside this region are approximate"]))
+                return calls
     return unit
+
+
+def _calls_in_text(unit: PlanUnit) -> None:
+    """A completion whose JSON is a list of tool calls rather than a plan."""
+    from plancheck.compiler.callshapes import calls_into_unit
+
+    if calls_into_unit(unit, unit.value, unit.root or Span(unit.file, pointer="")):
+        unit.value, unit.has_value = None, False
 
 
 # --------------------------------------------------------------------------- JSONL

@@ -47,8 +47,10 @@ def foreign_toolset(data: Any, path: Path, *, typed_from: Toolset | None = None
     Returns the toolset and its warnings; raises ``ToolsetError`` when it has errors (as a DSL
     toolset does). ``typed_from`` types the keys of an untyped DisasterBench manifest.
     """
+    from plancheck.corpus.pool_formats import normalise_pool
     from plancheck.corpus.toolsets import ToolsetError
 
+    data = normalise_pool(data)  # BFCL, Seal-Tools, per-tool outputs
     kind = foreign_format(data)
     if kind == "disasterbench-manifest":
         from plancheck.corpus.release import manifest_toolset
@@ -138,6 +140,13 @@ class _Builder:
         self.diagnostics.append(make("PC706", message, primary=self.span(pointer), data=data))
 
     def add_tool(self, tool: ToolSignature, pointer: str) -> None:
+        first = self.toolset.tools.get(tool.name)
+        if first is not None and _same_definition(first, tool):
+            self.diagnostics.append(make(
+                "PC710", f"tool `{tool.name}` is defined again, identically; the copy is "
+                "ignored", primary=self.span(pointer),
+                secondary=[(first.span, "first defined here")], data={"name": tool.name}))
+            return
         if tool.name in self.toolset.tools:
             self.diagnostics.append(make(
                 "PC702", f"tool `{tool.name}` is defined twice", primary=self.span(pointer),
@@ -228,6 +237,15 @@ class _Builder:
                     primary=tool.span, data={"tool": tool.name, "family": tool.family}))
         self.diagnostics.extend(toolset.problems())
         return toolset, self.diagnostics
+
+
+def _same_definition(a: ToolSignature, b: ToolSignature) -> bool:
+    def params(tool: ToolSignature) -> list[tuple[Any, ...]]:
+        return [(p.name, p.type, p.required, p.doc, p.polymorphic, p.schema_text)
+                for p in (*tool.inputs, *tool.outputs)]
+
+    return (a.description, a.category, a.family, len(a.inputs), params(a)) == \
+        (b.description, b.category, b.family, len(b.inputs), params(b))
 
 
 def _list(value: Any) -> list[Any]:

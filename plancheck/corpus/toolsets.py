@@ -49,6 +49,10 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
                                  data={"path": str(path), "error": reason})]) from None
     if path.suffix.lower() == ".json":
         return _json_toolset(text, path)
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        from plancheck.corpus.pool_formats import read_jsonl_pool  # one tool a line
+
+        return read_jsonl_pool(text, path)
     return _dsl_toolset(text, path)
 
 

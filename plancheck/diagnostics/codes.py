@@ -152,6 +152,10 @@ _ALL = [
        "A step can only consume results of steps that run before it."),
     _c("PC208", "unknown-output-reference", E, "A reference names an output the step lacks.",
        "The referenced step's tool does not produce an output with that key."),
+    _c("PC209", "placeholder-reference", W, "An argument is a placeholder, not a reference.",
+       "The value reads like a reference to an earlier result (`<output of step 2>`) but is "
+       "written in no reference syntax plancheck knows, so it is passed on as text. Write the "
+       "value itself, or a reference in the syntax the rest of the plan uses."),
     # ---------------------------------------------------------------- types
     _c("PC301", "type-mismatch", E, "An input is bound to a result of the wrong type.",
        "The producing step's output type is not a subtype of the type the consuming input "
@@ -242,6 +246,15 @@ _ALL = [
        "The toolset file (DSL, manifest, MCP or OpenAI tools) does not have the expected shape."),
     _c("PC707", "unknown-family", W, "A tool names a workflow family that is not declared.",
        "Declare the family with `family NAME \"description\"` in the toolset."),
+    _c("PC708", "case-variant-name", W, "Two names in the pool differ only in case.",
+       "Two types (or two tools) are spelled alike but for case, such as TaskBench's `Image` "
+       "and `image`. They are different names to the checker: an output of the one bound to "
+       "an input of the other is a type mismatch in every plan that does it."),
+    _c("PC709", "unused-type", W, "A type is declared but nothing uses it.",
+       "No tool takes or produces the type and no used type derives from it."),
+    _c("PC710", "repeated-definition", W, "A tool is defined twice, identically.",
+       "The pool lists the same definition more than once; the copies are ignored. "
+       "Definitions that differ are an error (PC702)."),
 ]
 
 CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}

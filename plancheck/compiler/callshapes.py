@@ -1,0 +1,606 @@
+"""A general tool-call frontend: the call shapes agent loops and tool-use corpora write.
+
+A *call shape* says where a call keeps its tool name and its arguments. Each is a few lines:
+
+==================== ======================================================================
+shape                a call is written
+==================== ======================================================================
+``openai-chat``      ``{"type": "function", "function": {"name", "arguments": "<JSON>"}}``
+``openai-responses`` ``{"type": "function_call", "name", "arguments": "<JSON>", "call_id"}``
+``anthropic``        ``{"type": "tool_use", "id", "name", "input": {...}}``
+``generic``          the name under ``name``/``tool``/``tool_name``/``api``/``task``/
+                     ``function``/``action``, the arguments (an object, a JSON string holding
+                     one, or a positional list bound in input order) under ``arguments``/
+                     ``args``/``parameters``/``params``/``param``/``input``/``inputs``/
+                     ``action_input``
+``name-keyed``       ``{"tool_name": {arguments}}`` (inside ``ground_truth``, or when forced)
+``bfcl-answer``      BFCL's possible answers, ``{"tool_name": {"arg": [alternatives]}}``: an
+                     argument whose alternatives include ``""`` may be left out, so it is; the
+                     others take their first alternative
+==================== ======================================================================
+
+Calls are found wherever these containers put them, in document order: a bare list; an
+object's ``tool_calls``, ``calls``, ``trajectory``, ``task_nodes`` (TaskBench), ``calling``
+(Seal-Tools), ``ground_truth`` (BFCL), ``result``; chat transcripts (``messages``, ``choices``,
+``message``, ``content`` blocks, Responses ``output`` items, legacy ``function_call``).
+
+Every call becomes a step of the one plan IR, numbered by its place, with JSON pointers to its
+name and each argument, so every check and renderer applies unchanged. References are read by
+:mod:`plancheck.compiler.refsyntax`; what depends on the tool pool (which input a positional
+argument is, which output "the result of call 2" is) is bound by :func:`bind_plan` when the
+plan is checked.
+
+``--call-format`` and ``--reference-syntax`` force one shape or one syntax (:func:`forced`);
+by default both are detected per input. Inputs that DORA's trajectory frontend reads (generic
+calls with DORA or DisasterBench references only) are left to it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from plancheck.compiler.refsyntax import (
+    SYNTAXES,
+    WHOLE_OUTPUT,
+    Placeholder,
+    RefMatch,
+    numbering_base,
+    parse,
+    positional_key,
+)
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
+from plancheck.ir.references import read_binding
+from plancheck.ir.schema import FIELD_ALIASES, STEP_FIELDS, WRAPPER_KEYS, json_type_name
+
+if TYPE_CHECKING:
+    from plancheck.compiler.units import PlanUnit
+    from plancheck.diagnostics.positions import Positions
+
+CALL_FORMATS = ("openai-chat", "openai-responses", "anthropic", "generic", "name-keyed",
+                "bfcl-answer")
+NAME_KEYS = ("name", "tool", "tool_name", "api", "task", "function", "action")
+ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "param", "input", "inputs",
+                 "action_input")
+CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_nodes",
+                  "calling", "ground_truth", "result", "messages", "choices", "message",
+                  "content", "output", "function_call")
+# Members that make an object a DisasterBench plan step rather than a call.
+PLAN_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
+
+_PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
+
+_FORCED: ContextVar[tuple[str | None, str | None]] = ContextVar("plancheck_call_formats",
+                                                                default=(None, None))
+
+
+@contextmanager
+def forced(call_format: str | None, reference_syntax: str | None) -> Iterator[None]:
+    """Read inputs with one call shape and/or one reference syntax (``None``: detect)."""
+    token = _FORCED.set((call_format, reference_syntax))
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+@dataclass(slots=True)
+class CallPlan(Plan):
+    """A plan read from tool calls; :func:`bind_plan` finishes it against a tool pool."""
+
+    needs_binding: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FoundCall:
+    pointer: str
+    shape: str
+    name: Any
+    name_pointer: str | None
+    arguments: Any
+    arguments_pointer: str | None
+    labels: tuple[tuple[str, str], ...] = ()  # (label, output key) the call declares
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def _child(pointer: str, token: str | int) -> str:
+    return f"{pointer}/{escape_pointer(token)}"
+
+
+def _is_definition(item: dict[str, Any]) -> bool:
+    """A tool definition (its parameters are a schema), not a call."""
+    for key in ("parameters", "inputSchema", "input_schema"):
+        schema = item.get(key)
+        if isinstance(schema, dict) and (schema.get("type") in ("object", "dict")
+                                         or isinstance(schema.get("properties"), dict)):
+            return True
+    return False
+
+
+def _openai_chat(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    function = item.get("function")
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str) or \
+            item.get("type", "function") != "function" or _is_definition(function):
+        return None
+    base = _child(pointer, "function")
+    has_arguments = "arguments" in function
+    return FoundCall(pointer, "openai-chat", function["name"], _child(base, "name"),
+                     function.get("arguments"),
+                     _child(base, "arguments") if has_arguments else None)
+
+
+def _openai_responses(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    if item.get("type") != "function_call" or not isinstance(item.get("name"), str):
+        return None
+    return FoundCall(pointer, "openai-responses", item["name"], _child(pointer, "name"),
+                     item.get("arguments"),
+                     _child(pointer, "arguments") if "arguments" in item else None)
+
+
+def _anthropic(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    if item.get("type") != "tool_use" or not isinstance(item.get("name"), str):
+        return None
+    return FoundCall(pointer, "anthropic", item["name"], _child(pointer, "name"),
+                     item.get("input"), _child(pointer, "input") if "input" in item else None)
+
+
+def _generic(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    if PLAN_STEP_KEYS.intersection(item) or _is_definition(item):
+        return None
+    name_key = next((k for k in NAME_KEYS if isinstance(item.get(k), str)), None) or next(
+        (k for k in NAME_KEYS if k in item and not isinstance(item[k], (dict, list))), None)
+    arguments_key = next((k for k in ARGUMENT_KEYS if k in item), None)
+    if name_key is None or arguments_key is None:
+        return None
+    labels: list[tuple[str, str]] = []
+    responses = item.get("responses")
+    if isinstance(responses, list):  # Seal-Tools: the i-th label is the i-th output
+        labels.extend((r, positional_key(i)) for i, r in enumerate(responses)
+                      if isinstance(r, str))
+    label = item.get("label")
+    if isinstance(label, str) and label:
+        labels.append((label if label.startswith("$") else "$" + label, WHOLE_OUTPUT))
+    return FoundCall(pointer, "generic", item[name_key], _child(pointer, name_key),
+                     item[arguments_key], _child(pointer, arguments_key), tuple(labels))
+
+
+def _name_keyed(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    if len(item) != 1:
+        return None
+    ((name, arguments),) = item.items()
+    if not isinstance(arguments, dict) or name in CONTAINER_KEYS or name in _PLAN_FIELDS:
+        return None
+    return FoundCall(pointer, "name-keyed", name, None, arguments, _child(pointer, name))
+
+
+def _bfcl_answer(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    found = _name_keyed(item, pointer)
+    if found is None or not all(isinstance(v, list) for v in found.arguments.values()):
+        return None
+    return replace(found, shape="bfcl-answer")
+
+
+_SHAPES = {
+    "openai-chat": _openai_chat,
+    "openai-responses": _openai_responses,
+    "anthropic": _anthropic,
+    "generic": _generic,
+    "name-keyed": _name_keyed,
+    "bfcl-answer": _bfcl_answer,
+}
+_DETECTED = ("openai-chat", "openai-responses", "anthropic", "generic")
+
+
+def find_calls(value: Any, call_format: str | None = None) -> list[FoundCall]:
+    """Every call in ``value``, in document order (see the module docstring)."""
+    found: list[FoundCall] = []
+    _walk(value, "", found, call_format, in_answers=False, depth=0)
+    return found
+
+
+def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | None, *,
+          in_answers: bool, depth: int) -> None:
+    if depth > 8:  # calls sit a few containers deep; deeper is data, not a transcript
+        return
+    if isinstance(value, list):
+        if forced_shape is None and not in_answers and value and all(
+                isinstance(i, dict) and _name_keyed(i, "") is not None
+                and not PLAN_STEP_KEYS.intersection(i) for i in value):
+            # [{"tool": {arguments}}, ...]: the way BFCL decodes model output
+            forced_shape = "name-keyed"
+        for i, item in enumerate(value):
+            _walk(item, _child(pointer, i), found, forced_shape, in_answers=in_answers,
+                  depth=depth + 1)
+        return
+    if not isinstance(value, dict):
+        return
+    if forced_shape is not None:
+        shapes: tuple[str, ...] = (forced_shape,)
+    elif in_answers:
+        shapes = ("bfcl-answer", "name-keyed", *_DETECTED)
+    else:
+        shapes = _DETECTED
+    for shape in shapes:
+        call = _SHAPES[shape](value, pointer)
+        if call is not None:
+            found.append(call)
+            return
+    for key in CONTAINER_KEYS:
+        if key in value and isinstance(value[key], (list, dict)):
+            _walk(value[key], _child(pointer, key), found, forced_shape,
+                  in_answers=in_answers or key == "ground_truth", depth=depth + 1)
+
+
+# --------------------------------------------------------------------------- lowering
+
+
+def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool = True
+                ) -> tuple[CallPlan | None, list[Diagnostic]] | None:
+    """The plan the tool calls in ``value`` make (``None``: no calls found, or, with
+    ``defer``, a whole document DORA's trajectory frontend reads). With a forced call
+    format, finding no call of that shape is an error, not a reason to read a plan instead."""
+    call_format, syntax = _FORCED.get()
+    if _is_plan_steps(value) and call_format is None:
+        return None
+    calls = find_calls(value, call_format)
+    if not calls and call_format is not None:
+        return None, [make("PC101", f"no `{call_format}` tool calls were found",
+                           primary=root, label="searched here",
+                           help=["--call-format auto detects the shape"],
+                           data={"call_format": call_format})]
+    if not calls:
+        return None
+    allowed = SYNTAXES if syntax in (None, "auto") else \
+        (() if syntax == "none" else (syntax,))
+    lowering = _Lowering(root, calls, allowed)
+    lowering.read()
+    if defer and call_format is None and syntax is None and lowering.dora_reads(value):
+        return None
+    return lowering.plan(name), lowering.diagnostics
+
+
+def _is_plan_steps(value: Any) -> bool:
+    if isinstance(value, dict):
+        value = next((value[k] for k in WRAPPER_KEYS if isinstance(value.get(k), list)), value)
+    return isinstance(value, list) and any(
+        isinstance(item, dict) and PLAN_STEP_KEYS.intersection(item) for item in value)
+
+
+@dataclass(slots=True)
+class _Parsed:
+    """An argument as read: its name (``#i`` when positional), value, span, and the reference
+    or placeholder its value spells."""
+
+    name: str
+    value: Any
+    span: Span
+    match: RefMatch | Placeholder | None
+    name_span: Span | None = None
+
+
+@dataclass(slots=True)
+class _Lowering:
+    root: Span
+    calls: list[FoundCall]
+    allowed: tuple[str, ...]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    parsed: list[list[_Parsed] | None] = field(default_factory=list)  # per call; None: unread
+    syntaxes: set[str] = field(default_factory=set)
+    positional: bool = False
+    placeholders: int = 0
+
+    def span(self, pointer: str | None) -> Span:
+        if self.root.pointer is None:  # calls inside a text: positions fall back to it
+            return self.root
+        return Span(self.root.file, pointer=self.root.pointer + (pointer or ""))
+
+    def read(self) -> None:
+        """Read every call's arguments once, noting the syntaxes and shapes they use."""
+        self.parsed = [self.arguments(c, i) for i, c in enumerate(self.calls)]
+
+    def dora_reads(self, value: Any) -> bool:
+        """DORA's trajectory frontend keeps the inputs it has always read: calls in its
+        shapes whose references are DORA's or DisasterBench's, with named arguments (or any
+        arguments, under DORA's own ``trajectory`` wrapper, where it reports the rest)."""
+        from plancheck.dora.trajectory import looks_like_trajectory, unwrap_trajectory
+
+        if any(c.shape not in ("generic", "openai-chat") or c.labels for c in self.calls):
+            return False
+        if self.syntaxes - {"dora", "generated"} or self.placeholders:
+            return False
+        explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
+        if self.positional and not explicit:
+            return False
+        return looks_like_trajectory(value)
+
+    def plan(self, name: str | None) -> CallPlan:
+        bases = self.bases()
+        labels = {label: (i, key) for i, c in enumerate(self.calls) for label, key in c.labels}
+        steps = []
+        for position, call in enumerate(self.calls):
+            args = self.parsed[position]
+            bound = tuple(
+                Argument(a.name, self.binding(a, position, bases, labels), a.span, a.name_span)
+                for a in (args or ()))
+            steps.append(self.step(call, position, bound, args is not None))
+        return CallPlan(tuple(steps), self.root, name=name,
+                        needs_binding=self.positional or bool(labels) or bool(self.syntaxes))
+
+    def step(self, call: FoundCall, position: int, args: tuple[Argument, ...],
+             readable: bool) -> Step:
+        span = self.span(call.pointer)
+        name_span = self.span(call.name_pointer) if call.name_pointer else span
+        tool: str | None = None
+        if isinstance(call.name, str) and call.name.strip():
+            tool = call.name
+        else:
+            self.diagnostics.append(make(
+                "PC108", f"the tool of call {position} must be a non-empty string, found "
+                f"{json_type_name(call.name)}", primary=name_span, label="expected a tool name",
+                data={"position": position, "field": "tool",
+                      "actual": json_type_name(call.name)}))
+        arguments_span = self.span(call.arguments_pointer) if call.arguments_pointer else span
+        return Step(position=position, index=position, tool=tool, args=args, outputs=None,
+                    span=span, inputs_readable=readable,
+                    stored_spans={"agent": name_span, "inputs": arguments_span, "step": span,
+                                  "outputs": span})
+
+    def arguments(self, call: FoundCall, position: int) -> list[_Parsed] | None:
+        raw = call.arguments
+        if raw is None:
+            return []  # a call without arguments passes none
+        span = self.span(call.arguments_pointer)
+        inline = True
+        if isinstance(raw, str):
+            decoded = _decode(raw)
+            if decoded is not None:
+                raw, inline = decoded, False
+        if call.shape == "bfcl-answer" and isinstance(raw, dict):
+            raw = _first_alternatives(raw)
+        if isinstance(raw, dict):
+            items: list[tuple[str, Any, Span]] = [
+                (str(k), v, _below(span, str(k), inline)) for k, v in raw.items()]
+        elif isinstance(raw, list):
+            self.positional = self.positional or bool(raw)
+            items = [(positional_key(i), v, _below(span, i, inline)) for i, v in enumerate(raw)]
+        else:
+            what = "a string that is neither a JSON object nor a list" \
+                if isinstance(call.arguments, str) else json_type_name(raw)
+            self.diagnostics.append(make(
+                "PC108", f"the arguments of call {position} must be an object or a list, "
+                f"found {what}", primary=span,
+                label="expected an object of named arguments or a list of positional ones",
+                data={"position": position, "field": "arguments",
+                      "actual": json_type_name(call.arguments)}))
+            return None
+        parsed = []
+        for key, value, value_span in items:
+            match = parse(value, self.allowed) if isinstance(value, str) else None
+            if isinstance(match, RefMatch):
+                self.syntaxes.add(match.syntax)
+            elif isinstance(match, Placeholder):
+                self.placeholder(value, value_span, position, key)
+            elif isinstance(value, (list, dict)):
+                self.nested_placeholders(value, value_span, position, key)
+            parsed.append(_Parsed(key, value, value_span, match, None if inline else span))
+        return parsed
+
+    def nested_placeholders(self, value: Any, span: Span, position: int, key: str) -> None:
+        """Placeholders inside a list or object argument. (References nested there are not
+        read yet: the argument is a literal, checked against the schema as a whole.)"""
+        members = enumerate(value) if isinstance(value, list) else value.items()
+        for token, item in members:
+            below = _below(span, token, True)
+            if isinstance(item, str) and isinstance(parse(item, ()), Placeholder):
+                self.placeholder(item, below, position, key)
+            elif isinstance(item, (list, dict)):
+                self.nested_placeholders(item, below, position, key)
+
+    def placeholder(self, value: str, span: Span, position: int, key: str) -> None:
+        self.placeholders += 1
+        self.diagnostics.append(make(
+            "PC209", f"argument `{_shown(key)}` of call {position} is the placeholder "
+            f"`{value}`, not a value or a reference", primary=span,
+            label="a placeholder, passed on as text",
+            help=["pass the value itself, or a reference in the syntax the rest of the plan "
+                  "uses"],
+            data={"position": position, "key": key, "actual": value}))
+
+    def bases(self) -> dict[str, int]:
+        """The numbering base of each numbered syntax in this plan."""
+        uses: dict[str, list[tuple[int, int]]] = {}
+        for position, parsed in enumerate(self.parsed):
+            for argument in parsed or ():
+                match = argument.match
+                if isinstance(match, RefMatch) and match.number is not None:
+                    uses.setdefault(match.syntax, []).append((match.number, position))
+        bases = {syntax: numbering_base(found) for syntax, found in uses.items()}
+        bases["generated"] = 0  # DisasterBench numbers steps from 0, always
+        return bases
+
+    def binding(self, parsed: _Parsed, position: int, bases: dict[str, int],
+                labels: dict[str, tuple[int, str]]) -> Binding:
+        match, span, value = parsed.match, parsed.span, parsed.value
+        if isinstance(match, Placeholder):
+            return Literal(value, span)  # reported while reading
+        if isinstance(match, RefMatch):
+            if match.label is not None:
+                target = labels.get(match.label)
+                if target is None:
+                    self.diagnostics.append(make(
+                        "PC206", f"argument `{_shown(parsed.name)}` of call {position} uses "
+                        f"`{match.label}`, which no call declares", primary=span,
+                        label=f"no call declares `{match.label}`",
+                        data={"step": position, "position": position, "key": parsed.name,
+                              "label": match.label}))
+                    return Literal(value, span)
+                step, key = target
+                return Reference(step, match.key or key, span, raw=value)
+            assert match.number is not None
+            return Reference(match.number - bases.get(match.syntax, 0), match.key, span,
+                             raw=value)
+        if isinstance(value, str):
+            return read_binding(value, span)
+        return Literal(value, span)
+
+
+def _below(span: Span, token: str | int, inline: bool) -> Span:
+    # Values decoded from a JSON string all point at that string.
+    return span.child(token) if inline and span.pointer is not None else span
+
+
+def _decode(text: str) -> Any:
+    """Arguments written as a JSON string (OpenAI), or ``None`` when it holds no object/list."""
+    try:
+        decoded = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return decoded if isinstance(decoded, (dict, list)) else None
+
+
+def _first_alternatives(arguments: dict[str, Any]) -> dict[str, Any]:
+    """BFCL possible answers: leave out what may be left out, else take the first value (an
+    object value holds possible answers for its members in turn)."""
+    chosen = {}
+    for key, alternatives in arguments.items():
+        if not isinstance(alternatives, list) or not alternatives:
+            chosen[key] = alternatives
+        elif "" not in alternatives:
+            first = alternatives[0]
+            nested = isinstance(first, dict) and all(isinstance(v, list) for v in first.values())
+            chosen[key] = _first_alternatives(first) if nested else first
+    return chosen
+
+
+def _shown(name: str) -> str:
+    return f"argument {name[1:]}" if name.startswith("#") else name
+
+
+# --------------------------------------------------------------------------- frontend hooks
+
+
+def call_unit(value: Any, file: str, positions: Positions) -> PlanUnit | None:
+    """A plan unit for a JSON document of tool calls (``None``: it holds none)."""
+    from plancheck.compiler.units import PlanUnit
+
+    lowered = lower_calls(value, Span(file, pointer=""))
+    if lowered is None:
+        return None
+    return PlanUnit(file, None, positions, plan=lowered[0], diagnostics=lowered[1])
+
+
+def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
+    """Fill ``unit`` with the plan of the tool calls in ``value`` (a JSONL record, or the
+    JSON found in a completion); False when it holds none."""
+    lowered = lower_calls(value, root, defer=False)  # DORA's frontend reads whole files only
+    if lowered is None:
+        return False
+    unit.plan = lowered[0]
+    unit.diagnostics.extend(lowered[1])
+    return True
+
+
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n(.*?)```", re.DOTALL)
+_OPENERS = 8  # bracket positions tried outside fences (each is a parse of the rest)
+
+
+def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
+    """Tool calls inside a raw completion: in a code fence, or at one of the first brackets of
+    the text, as JSON, a Python literal, or (fences and the first bracket only) JSON mended by
+    json-repair. Returns the value, where it is, and whether that region is verbatim JSON."""
+    fences = [(m.start(1), m.end(1), True) for m in _FENCE.finditer(text)]
+    openers = [i for i, c in enumerate(text) if c in "[{"][:_OPENERS]
+    candidates = [*fences, *((i, len(text), n == 0) for n, i in enumerate(openers))]
+    for start, end, repair in candidates:
+        value, stop, verbatim = _read_value(text, start, end, repair=repair)
+        if stop > start and find_calls(value, _FORCED.get()[0]):
+            return value, start, stop, verbatim
+    return None
+
+
+def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, int, bool]:
+    import ast
+
+    from plancheck.compiler.extraction.linter import _loads_or_repair
+
+    start += len(text[start:end]) - len(text[start:end].lstrip())
+    try:
+        value, stop = json.JSONDecoder().raw_decode(text, start)
+        return value, stop, True
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    chunk = text[start:end].rstrip()
+    try:  # a Python literal (single quotes, True/None), as models print lists of dicts
+        return ast.literal_eval(chunk), start + len(chunk), False
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        pass
+    if not repair:
+        return None, start, False
+    # Damaged JSON (a trailing comma, a missing bracket): json-repair, as for plans.
+    value = _loads_or_repair(chunk, allow_repair=True)
+    return value, (start + len(chunk) if value is not None else start), False
+
+
+# --------------------------------------------------------------------------- binding
+
+
+def bind_plan(plan: Plan, toolset: Toolset) -> tuple[Plan, list[Diagnostic]]:
+    """Bind what depends on the tool pool: positional arguments to input names (in the tool's
+    input order), and "the result of call k" to the output it is (the tool's only output, or
+    its i-th for Seal-Tools' ``API_call_K``). Other plans pass through unchanged."""
+    if not isinstance(plan, CallPlan) or not plan.needs_binding:
+        return plan, []
+    diagnostics: list[Diagnostic] = []
+    tools = [toolset.tool(s.tool) if s.tool else None for s in plan.steps]
+    steps = []
+    for step, tool in zip(plan.steps, tools, strict=True):
+        args = []
+        for argument in step.args:
+            name = argument.name
+            if name.startswith("#") and name[1:].isdigit() and tool is not None:
+                index = int(name[1:])
+                if index >= len(tool.inputs):
+                    if index == len(tool.inputs):
+                        diagnostics.append(_too_many(step, tool, argument))
+                    continue
+                name = tool.inputs[index].name
+            value = argument.value
+            if isinstance(value, Reference) and (value.key == WHOLE_OUTPUT
+                                                 or value.key.startswith("#")):
+                value = _bind_output(value, plan.steps, tools)
+            args.append(replace(argument, name=name, value=value))
+        steps.append(replace(step, args=tuple(args)))
+    return replace(plan, steps=tuple(steps), needs_binding=False), diagnostics
+
+
+def _bind_output(ref: Reference, steps: tuple[Step, ...], tools: list[Any]) -> Reference:
+    if not 0 <= ref.step < len(steps) or tools[ref.step] is None:
+        return ref
+    outputs = tools[ref.step].output_names
+    if ref.key == WHOLE_OUTPUT and len(outputs) == 1:
+        return replace(ref, key=outputs[0])
+    if ref.key.startswith("#") and ref.key[1:].isdigit() and int(ref.key[1:]) < len(outputs):
+        return replace(ref, key=outputs[int(ref.key[1:])])
+    # No one output it can be: shown as written when the output is reported unknown (PC208).
+    return replace(ref, key=ref.raw or ref.key)
+
+
+def _too_many(step: Step, tool: Any, first_extra: Argument) -> Diagnostic:
+    passed = sum(1 for a in step.args if a.name.startswith("#"))
+    taken = ", ".join(f"`{n}`" for n in tool.input_names) or "nothing"
+    return make(
+        "PC202", f"call {step.position} passes {passed} positional arguments, but "
+        f"`{tool.name}` takes {len(tool.inputs)} ({taken})", primary=first_extra.span,
+        label="one argument too many" if passed == len(tool.inputs) + 1 else
+        "from here on, more arguments than the tool takes",
+        data={"step": step.index, "position": step.position, "tool": tool.name,
+              "key": first_extra.name, "allowed": list(tool.input_names)})

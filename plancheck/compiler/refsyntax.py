@@ -1,0 +1,130 @@
+"""The ways tool-call corpora write "the result of an earlier call" inside an argument.
+
+Each grammar is a few lines: a pattern and what a match names. A match names the producing
+call either by *number* (its place in the list, counted from 0 or 1, see :func:`numbering_base`)
+or by a *label* that an earlier call declares (Seal-Tools' ``responses``, a ``label`` member),
+and optionally a path into that call's result.
+
+=============  ======================================  =========================================
+syntax         spelling                                names
+=============  ======================================  =========================================
+``generated``  ``<GENERATED>-2-<mask_path>``           call 2, output ``mask_path`` (DisasterBench)
+``dora``       ``<mask_path> from trajectory[2].obs``  call 2, output ``mask_path`` (DORA)
+``taskbench``  ``<node-2>``, ``<node-2>.text``         call 2, its only output (or ``text``)
+``template``   ``{{steps.2.output.text}}``             call 2, output ``text``
+``label``      ``$var_1.result$``, ``$var_1$``         the call labelled ``$var_1`` (``label``)
+``api-call``   ``API_call_3``                          the call whose ``responses`` list it
+=============  ======================================  =========================================
+
+A string that merely looks like a reference (``"<output of step 2>"``, ``"result of call 1"``)
+is a *placeholder*: the frontend keeps it as a literal and warns (``PC209``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+SYNTAXES = ("generated", "dora", "taskbench", "template", "label", "api-call")
+
+# An empty key stands for "the call's only output"; "#i" for "its i-th output". Both are
+# bound to real output names once the tool pool is known (see callshapes.bind_plan).
+WHOLE_OUTPUT = ""
+
+
+def positional_key(index: int) -> str:
+    return f"#{index}"
+
+
+@dataclass(frozen=True, slots=True)
+class RefMatch:
+    """A reference as written: ``number`` (as written, before the numbering base is applied)
+    or ``label`` names the producing call; ``key`` is the output (see :data:`WHOLE_OUTPUT`)."""
+
+    syntax: str
+    key: str
+    number: int | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """Text that reads like a reference but names no output in any known syntax."""
+
+    text: str
+
+
+_GENERATED = re.compile(r"^<GENERATED>-(\d+)-<([^<>]+)>$")
+_TASKBENCH = re.compile(r"^\s*<node-(\d+)>(?:\.([A-Za-z_][\w.\[\]-]*))?\s*$")
+_TEMPLATE = re.compile(
+    r"^\s*\{\{\s*(?:steps?|calls?|nodes?)\s*(?:\.\s*|\[\s*)(\d+)\s*\]?"
+    r"(?:\s*\.\s*(?:outputs?|results?|obs))?(?:\s*\.\s*([A-Za-z_][\w.\[\]-]*))?\s*\}\}\s*$")
+_LABEL = re.compile(r"^\s*\$([A-Za-z_][\w-]*)((?:\.[A-Za-z_][\w\[\]-]*)*)\$\s*$")
+_API_CALL = re.compile(r"^\s*(API_call_\d+)\s*$")
+_PLACEHOLDER = re.compile(
+    r"^\s*[<{\[(]?\s*(?:the\s+)?(?:output|result|response|return(?:ed)?\s+value)s?\s+"
+    r"(?:of|from)\s+(?:the\s+)?(?:step|call|node|tool|task|previous)\b.*$"
+    r"|^\s*<[^<>]*\b(?:output|result)\b[^<>]*\b(?:step|call|node)\s*\d+[^<>]*>\s*$",
+    re.IGNORECASE)
+
+
+def _dora(text: str) -> RefMatch | None:
+    from plancheck.dora.references import TrajectoryReference, parse_reference
+
+    parsed = parse_reference(text)
+    if isinstance(parsed, TrajectoryReference):
+        return RefMatch("dora", parsed.key if parsed.key is not None else WHOLE_OUTPUT,
+                        number=parsed.step)
+    return None
+
+
+def parse(text: str, allowed: Iterable[str] = SYNTAXES) -> RefMatch | Placeholder | None:
+    """The reference ``text`` spells in one of the ``allowed`` syntaxes, a placeholder, or
+    ``None`` for an ordinary string."""
+    allowed = tuple(allowed)
+    if "generated" in allowed:
+        match = _GENERATED.match(text)
+        if match:
+            return RefMatch("generated", match.group(2), number=int(match.group(1)))
+    if "taskbench" in allowed:
+        match = _TASKBENCH.match(text)
+        if match:
+            return RefMatch("taskbench", match.group(2) or WHOLE_OUTPUT, number=int(match.group(1)))
+    if "template" in allowed:
+        match = _TEMPLATE.match(text)
+        if match:
+            return RefMatch("template", match.group(2) or WHOLE_OUTPUT, number=int(match.group(1)))
+    if "label" in allowed:
+        match = _LABEL.match(text)
+        if match:
+            return RefMatch("label", match.group(2).lstrip("."), label="$" + match.group(1))
+    if "api-call" in allowed:
+        match = _API_CALL.match(text)
+        if match:
+            return RefMatch("api-call", WHOLE_OUTPUT, label=match.group(1))
+    if "dora" in allowed and "trajectory" in text.lower():
+        found = _dora(text)
+        if found is not None:
+            return found
+    if _PLACEHOLDER.match(text):
+        return Placeholder(text)
+    return None
+
+
+def numbering_base(uses: Iterable[tuple[int, int]]) -> int:
+    """Whether numbered references count calls from 0 or from 1, given (number as written,
+    position of the call that writes it) for every numbered reference of one plan.
+
+    Corpora mix both conventions (TaskBench's gold chains do, record by record), so it is read
+    from the references themselves: 1 when no reference says 0, some reference would point at
+    its own call or a later one when counted from 0, and every one points backward when counted
+    from 1; otherwise 0.
+    """
+    pairs = list(uses)
+    if not pairs or any(number == 0 for number, _ in pairs):
+        return 0
+    if any(number >= position for number, position in pairs) and \
+            all(number - 1 < position for number, position in pairs):
+        return 1
+    return 0
