@@ -252,6 +252,8 @@ def _pair_score(info: Mapping[str, str], pred: Any, gold: Any, gsd_m: float | No
         if geo:
             return 1.0 if haversine_m(p1, p2, g1, g2) <= _geo_tolerance_m(gsd_m) else 0.0
         return 1.0 if math.sqrt((p1 - g1) ** 2 + (p2 - g2) ** 2) <= TAU_PX else 0.0
+    except DoraInputError:
+        raise
     except (TypeError, ValueError):
         return 0.0
 

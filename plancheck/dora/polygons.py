@@ -49,7 +49,6 @@ def _shapely() -> Any:
     try:
         import shapely.affinity
         import shapely.geometry
-        import shapely.ops
     except ImportError as error:
         raise MissingExtraError("shapely") from error
     return shapely
@@ -90,7 +89,7 @@ def largest_polygon(geojson: Any, grid: Any = None) -> Any:
     source, target = CRS(crs), CRS(grid["crs"])
     if source != target:
         project = Transformer.from_crs(source, target, always_xy=True).transform
-        largest = shapely.ops.transform(project, largest)
+        largest = shapely.transform(largest, project, interleaved=False)
     return largest
 
 
