@@ -54,7 +54,14 @@ DEFAULT_REFERENCE = REPO.parent / "shared" / "dora-reference"
 REFERENCE_ENV = "PLANCHECK_DORA_REFERENCE"
 DEFAULT_OUT = REPO / "tests" / "data" / "dora_verdicts.jsonl.gz"
 PACKAGE = "_dora_reference"
-COUNTS = {"trajectory": 1300, "answer": 1700, "parse": 300, "dimension": 250, "run": 150}
+COUNTS = {
+    "trajectory": 1300,
+    "answer": 1700,
+    "polygon": 400,
+    "parse": 300,
+    "dimension": 250,
+    "run": 150,
+}
 
 Json = Any
 
@@ -111,7 +118,7 @@ def verdict(dora: types.ModuleType, kind: str, case: dict[str, Any], root: Path)
         return _quietly(lambda: dora.compute_trajectory_metrics(data["pred"], data["gold"]))
     if kind == "parse":
         return _quietly(lambda: {"value": dora._parse_string_prediction(data["text"])})
-    if kind == "answer":
+    if kind in ("answer", "polygon"):
 
         def answer() -> Any:
             pred = as_answer_object(dora, data["pred"])
@@ -791,7 +798,8 @@ def polygon_case(
     pred: dict[str, Json],
     gold: dict[str, Json],
     files: dict[str, Json],
-) -> None:
+    georeferenced: bool | None = None,
+) -> tuple[str, str, str]:
     field = rng.choice(["flood_extent", "damaged_area_polygon", "largest_burn_scar"])
     spec[field] = "polygon_iou"
     n = len(files)
@@ -803,7 +811,8 @@ def polygon_case(
     shift = w * (1 - target) / (1 + target) if target > 0 else w * 2
     pred_ring = rectangle(x + shift, y, w, h)
     decoy = rectangle(x + 1000, y + 1000, 5, 5)
-    georeferenced = rng.random() < 0.5
+    if georeferenced is None:
+        georeferenced = rng.random() < 0.5
     gold_json: Json
     if georeferenced:
         gold_json = wrap(rng, [polygon_geometry(to_world(gold_ring))])
@@ -919,6 +928,7 @@ def polygon_case(
             gold[field],
         ]
     )
+    return field, gold_name, pred_name
 
 
 # --------------------------------------------------------------------------- answer cases
@@ -1044,6 +1054,30 @@ def answer_case(rng: random.Random) -> dict[str, Json]:
     if files:
         case["files"] = files
     return case
+
+
+def polygon_answer_case(rng: random.Random) -> dict[str, Json]:
+    """An answer of polygon fields only, half of them on a georeferenced gold grid."""
+    spec: dict[str, Json] = {}
+    pred: dict[str, Json] = {}
+    gold: dict[str, Json] = {}
+    files: dict[str, Json] = {}
+    for _ in range(rng.choice([1, 1, 2])):
+        field, gold_name, pred_name = polygon_case(
+            rng, spec, pred, gold, files, georeferenced=rng.random() < 0.6
+        )
+        if rng.random() < 0.6:  # both files found: the geometry decides
+            gold[field] = rng.choice([gold_name, f"{ROOT}/{gold_name}"])
+            pred[field] = rng.choice([pred_name, f"/home/agent/runs/x/{pred_name}"])
+    if rng.random() < 0.5:
+        return {"pred": pred, "gold": gold, "spec": spec, "gsd": None, "files": files}
+    return {
+        "pred": render_prediction(rng, pred),
+        "gold": gold,
+        "spec": spec,
+        "gsd": None,
+        "files": files,
+    }
 
 
 # --------------------------------------------------------------------------- parsing
@@ -1240,6 +1274,7 @@ def run_case(rng: random.Random) -> dict[str, Json]:
 GENERATORS: dict[str, Callable[[random.Random], dict[str, Json]]] = {
     "trajectory": trajectory_case,
     "answer": answer_case,
+    "polygon": polygon_answer_case,
     "parse": parse_case,
     "dimension": dimension_case,
     "run": run_case,

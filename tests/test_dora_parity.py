@@ -24,7 +24,7 @@ from plancheck import dora
 from tests.support.dora_cases import read_cases, with_root, write_files
 
 VERDICTS = Path(__file__).parent / "data" / "dora_verdicts.jsonl.gz"
-KINDS = ("trajectory", "answer", "parse", "dimension", "run")
+KINDS = ("trajectory", "answer", "polygon", "parse", "dimension", "run")
 TOLERANCE = 1e-9
 # The DORA line of DORA's results table is printed with 6 decimals.
 TABLE_TOLERANCE = 5e-7 + 1e-12
@@ -88,7 +88,7 @@ def replay(kind: str, case: dict[str, Any], root: Path) -> Any:
             return dora.trajectory_metrics(data["pred"], data["gold"])
         if kind == "parse":
             return {"value": dora.parse_prediction(data["text"])}
-        if kind == "answer":
+        if kind in ("answer", "polygon"):
             return dora.score_answer(
                 data["pred"], data["gold"], data["spec"], gsd_m=data["gsd"], polygon_roots=(root,)
             )
