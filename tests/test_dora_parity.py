@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -237,3 +238,64 @@ def test_answer_scores_are_means_of_unit_field_scores(spec: dict[str, str], data
     assert dora.score_answer(gold, gold, spec)["fields"] == dict.fromkeys(fields, 1.0)
     text = f"Done.\n<Answer>{json.dumps(gold)}</Answer>"
     assert dora.score_answer(text, gold, spec)["fields"] == dict.fromkeys(fields, 1.0)
+
+
+# --------------------------------------------------------------------------- edges of the API
+
+
+def _square(x: float) -> dict[str, Any]:
+    ring = [[x, 0.0], [x + 10.0, 0.0], [x + 10.0, 10.0], [x, 10.0], [x, 0.0]]
+    return {"type": "Polygon", "coordinates": [ring]}
+
+
+def test_a_polygon_in_another_crs_names_the_extra_when_pyproj_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grid = {"transform": [1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "crs": "EPSG:32633"}
+    write_files(
+        {
+            "gold.geojson": {"json": {**_square(0.0), "dora_grid": grid}},
+            "pred.geojson": {
+                "json": {**_square(1.0), "crs": {"properties": {"name": "EPSG:4326"}}}
+            },
+        },
+        tmp_path,
+    )
+    monkeypatch.setitem(sys.modules, "pyproj", None)  # import pyproj now fails
+    with pytest.raises(dora.MissingExtraError, match=r"plancheck\[dora\]"):
+        dora.score_answer(
+            {"extent": "pred.geojson"},
+            {"extent": "gold.geojson"},
+            {"extent": "polygon_iou"},
+            polygon_roots=(tmp_path,),
+        )
+
+
+def test_a_missing_polygon_file_scores_zero_with_a_warning(tmp_path: Path) -> None:
+    write_files({"gold.geojson": {"json": _square(0.0)}}, tmp_path)
+    spec = {"extent": "polygon_iou"}
+    with pytest.warns(dora.PolygonWarning, match="cannot locate pred polygon file"):
+        result = dora.score_answer(
+            {"extent": "nowhere.geojson"},
+            {"extent": "gold.geojson"},
+            spec,
+            polygon_roots=(tmp_path,),
+        )
+    assert result == {"score": 0.0, "fields": {"extent": 0.0}}
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: dora.trajectory_metrics(None, []), "cannot score this trajectory"),
+        (lambda: dora.trajectory_metrics([{"call": 5}], []), "tool name must be a string"),
+        (lambda: dora.score_answer({}, {}, ["scalar"]), "eval_spec must be an object"),
+        (
+            lambda: dora.score_answer({}, None, {"n": "scalar_count"}),
+            "gold answer must be an object",
+        ),
+    ],
+)
+def test_inputs_dora_cannot_score_raise_one_clear_error(call: Any, message: str) -> None:
+    with pytest.raises(dora.DoraInputError, match=message):
+        call()
