@@ -11,7 +11,8 @@ predicted ones:
 * ``t_em``  -- longest common *prefix* ``/ |G|``;
 * ``par_acc`` -- steps paired by *position*: a pair with the same tool earns the share of the
   gold step's arguments the predicted step matches (all of it when the gold step has none);
-  the sum is divided by ``|G|``. See :func:`argument_matches` for when an argument matches;
+  the sum is divided by ``|G|`` (:func:`step_credit`). Numbers match within the scalar
+  tolerance, paths by their role in the pipeline, a gold reference any non-null value;
 * ``eff`` -- ``|G| / max(|P|, |G|)``.
 
 With an empty gold trajectory every metric is 1 for an empty prediction and 0 otherwise.
@@ -228,7 +229,7 @@ def _args(step: Step) -> dict[str, Any]:
     return args if isinstance(args, dict) else {}
 
 
-def argument_matches(pairing: _Pairing, index: int) -> float:
+def step_credit(pairing: _Pairing, index: int) -> float:
     """The credit of gold step ``index`` against the predicted step at the same index."""
     gold_step = pairing.gold[index]
     if index >= len(pairing.pred):
@@ -246,13 +247,13 @@ def argument_matches(pairing: _Pairing, index: int) -> float:
 
 
 def parameter_accuracy(pred: Sequence[Step], gold: Sequence[Step]) -> float:
-    """Over flattened trajectories: the mean of :func:`argument_matches` over gold steps."""
+    """Over flattened trajectories: the mean of :func:`step_credit` over gold steps."""
     if not gold:
         return 0.0 if pred else 1.0
     pairing = _Pairing(pred, gold)
     total = 0.0
     for index in range(len(gold)):
-        total += argument_matches(pairing, index)
+        total += step_credit(pairing, index)
     return total / len(gold)
 
 
