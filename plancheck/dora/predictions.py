@@ -1,0 +1,112 @@
+"""Reading a DORA run: the answer object in model text, and run records matched to gold tasks.
+
+A run record (one line of ``<run>/<task>/benchmark.jsonl``) names its task by
+``question_id`` (``<sample_id>_task<i>``) and carries ``predicted_answer`` (an object, or the
+model's text) and ``trajectory``. DORA scores the answer object it can read from the text: the
+inside of ``<Answer>...</Answer>``, then of a Markdown fence, as JSON, else the first
+balanced ``{...}`` that parses as an object.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+_ANSWER_TAG = re.compile(r"<Answer>\s*(.+?)\s*</Answer>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)\n?\s*```", re.DOTALL)
+
+
+def _object(text: str) -> dict[str, Any] | None:
+    try:
+        parsed = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def parse_prediction(text: Any) -> Any:
+    """The answer object in ``text``, or (when there is none) the text that was searched:
+    ``text`` itself when it is not a string or blank, else what remains after the answer tag
+    and a code fence were unwrapped, stripped."""
+    if not isinstance(text, str) or not text.strip():
+        return text
+    tagged = _ANSWER_TAG.search(text)
+    if tagged:
+        text = tagged.group(1)
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    text = text.strip()
+    whole = _object(text)
+    if whole is not None:
+        return whole
+    # Braces are counted without regard to JSON strings, and a block that does not parse is
+    # abandoned (the scan goes on from its end), as DORA's reader does.
+    depth, start = 0, None
+    for i, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0 and start is not None:
+                block = _object(text[start : i + 1])
+                if block is not None:
+                    return block
+                start = None
+    return text
+
+
+def _task_index(record: Mapping[str, Any]) -> tuple[Any, int]:
+    """(sample id, task index) a record answers: from ``question_id`` ``<sample>_task<i>``,
+    the record's ``sample_id`` taking precedence when given; index 0 when unreadable."""
+    question, sample = record.get("question_id", ""), record.get("sample_id", "")
+    head, marker, tail = question.rpartition("_task")
+    if not marker:
+        return sample or question, 0
+    try:
+        index = int(tail)
+    except ValueError:
+        index = 0
+    return sample or head, index
+
+
+def merge_predictions(
+    gold: Mapping[str, Sequence[Any]], records: Mapping[str, Iterable[Any]]
+) -> dict[str, list[Any]]:
+    """Per dimension with records: a copy of the gold samples whose tasks hold the records'
+    answers (``final_answer``) and trajectories, ``{}`` / ``[]`` for unanswered tasks.
+
+    An object answer is used as is; any other non-null answer is parsed
+    (:func:`parse_prediction`) and kept as ``{"_raw": text}`` when no object is found. A record
+    without ``predicted_answer`` falls back to its ``final_answer``; one that names no gold
+    task is ignored; of several records for one task the last wins."""
+    merged: dict[str, list[Any]] = {}
+    for dimension, samples in gold.items():
+        if dimension not in records:
+            continue
+        copies = list(copy.deepcopy(samples))
+        tasks: dict[tuple[Any, int], dict[str, Any]] = {}
+        for sample in copies:
+            for index, task in enumerate(sample.get("tasks", [])):
+                task["final_answer"], task["trajectory"] = {}, []
+                tasks[(sample.get("sample_id", ""), index)] = task
+        for record in records[dimension]:
+            target = tasks.get(_task_index(record))
+            if target is None:
+                continue
+            answer = record.get("predicted_answer", record.get("final_answer"))
+            if isinstance(answer, dict):
+                target["final_answer"] = answer
+            elif answer is not None:
+                parsed = parse_prediction(str(answer))
+                found = parsed if isinstance(parsed, dict) else {"_raw": str(answer)}
+                target["final_answer"] = found
+            if record.get("trajectory"):
+                target["trajectory"] = record["trajectory"]
+        merged[dimension] = copies
+    return merged
