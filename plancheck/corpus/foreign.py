@@ -221,20 +221,9 @@ class _Builder:
             for decl in KIND_DECLS:
                 self.declare(decl)
         for source, target, pointer in self.pending_flows:
-            missing = [n for n in (source, target) if n not in toolset.tools]
-            if missing:
-                self.diagnostics.append(make(
-                    "PC704", f"the flow {source} -> {target} names "
-                    + ", ".join(f"`{n}`" for n in missing) + ", which the pool lacks",
-                    primary=self.span(pointer), data={"flow": [source, target]}))
-                continue
             toolset.flow_decls.append(Flow(source, target, self.span(pointer)))
-            toolset.flows.add((source, target))
-        for tool in toolset.tools.values():
-            if tool.family and toolset.families and tool.family not in toolset.families:
-                self.diagnostics.append(make(
-                    "PC707", f"tool `{tool.name}` names the undeclared family `{tool.family}`",
-                    primary=tool.span, data={"tool": tool.name, "family": tool.family}))
+            if source in toolset.tools and target in toolset.tools:
+                toolset.flows.add((source, target))
         self.diagnostics.extend(toolset.problems())
         return toolset, self.diagnostics
 

@@ -283,8 +283,11 @@ class Toolset:
         return self._compile()[0]
 
     def problems(self) -> list[Diagnostic]:
-        """Diagnostics about the toolset itself (unknown types, cycles)."""
-        return list(self._compile()[1])
+        """Diagnostics about the toolset itself (unknown types, cycles, flows and families
+        naming what the pool lacks)."""
+        from plancheck.ir.pool_checks import declaration_problems
+
+        return [*self._compile()[1], *declaration_problems(self)]
 
     def __getstate__(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__ if name != "_compiled"}
