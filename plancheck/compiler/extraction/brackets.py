@@ -68,3 +68,8 @@ def _balanced_by_stack(word: bytes) -> bool:
         elif not expected or expected.pop() != byte:
             return False
     return not expected
+
+
+def collapse_doubled_braces(text: str) -> str:
+    """``{{``/``}}`` read as ``{``/``}``: a prompt template's escaped braces, copied."""
+    return text.replace("{{", "{").replace("}}", "}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from plancheck.compiler.extraction.brackets import brackets_balanced
+from plancheck.compiler.extraction.brackets import brackets_balanced, collapse_doubled_braces
 from plancheck.compiler.extraction.sentinels import NO_ANSWER
 from plancheck.fast_json import loads_or_invalid
 
@@ -58,7 +58,7 @@ def undouble(candidate: str) -> _DoubledPlan | None:
     """Parse ``candidate`` if it has the doubled-brace shape described above, else None."""
     if not candidate.startswith("[{{") or "\\" in candidate or not candidate.isascii():
         return None
-    collapsed = candidate.replace("{{", "{").replace("}}", "}")
+    collapsed = collapse_doubled_braces(candidate)
     # Every brace was doubled: each replacement shortens the text by one, so a single brace
     # that survived would leave the text longer than that.
     opening = collapsed.count("{")

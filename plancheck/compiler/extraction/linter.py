@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from plancheck.compiler.extraction.brackets import collapse_doubled_braces
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import INVALID, loads_or_invalid
@@ -190,7 +191,7 @@ def _repair(text: str, file: str) -> Extraction:
     attempts: list[tuple[str, str]] = []
     if "{{" in candidate or "}}" in candidate:
         attempts.append(("doubled braces `{{ }}` were collapsed",
-                         candidate.replace("{{", "{").replace("}}", "}")))
+                         collapse_doubled_braces(candidate)))
     attempts.append(("damaged JSON was repaired with json-repair", candidate))
     for what, attempt in attempts:
         value = _loads_or_repair(attempt, allow_repair=what.startswith("damaged"))

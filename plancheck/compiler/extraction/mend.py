@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from json_repair import repair_json
 
+from plancheck.compiler.extraction.brackets import collapse_doubled_braces
 from plancheck.compiler.extraction.doubled_braces import mend_doubled_braces
 from plancheck.compiler.extraction.escaped_newlines import mend_escaped_newlines
 from plancheck.compiler.extraction.lenient_json import mend_lenient_json
@@ -27,7 +28,7 @@ def parse_candidates(text: str, notes: list[str]) -> Any:
     value = load_or_mend(text, notes)
     if value is NO_ANSWER:
         # The doubled-brace candidate is only built when the first one failed outright.
-        collapsed = text.replace("{{", "{").replace("}}", "}")
+        collapsed = collapse_doubled_braces(text)
         if collapsed == text:
             return NO_ANSWER
         value = load_or_mend(collapsed, notes)
