@@ -114,6 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except SystemExit as exit_:
         return int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+    except OSError as error:  # the environment failed (a full disk, a permission): not a bug
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"plancheck: error[PC001]: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as error:  # the last line of defence: never a traceback
         print(f"plancheck: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("This is a bug in plancheck; please report it with the input that caused it.",

@@ -165,6 +165,11 @@ def run(args: argparse.Namespace) -> int:
     llm = registry.needs_model(method)
     if llm and not args.model:
         raise UsageError(f"--method {method} needs --model (and usually --base-url)")
+    if llm and not _openai_installed():
+        print(f"plancheck: error: --method {method} needs the `openai` package, which is not "
+              "installed; install it with `pip install 'plancheck[llm]'` (or `pip install "
+              "openai`)", file=sys.stderr)
+        return EXIT_ERROR
     if not llm:
         unused = [flag for flag, given in (("--check", args.check), ("--schema", args.schema),
                                            ("--prompts", args.prompts is not None),
@@ -200,6 +205,15 @@ def run(args: argparse.Namespace) -> int:
 
 class _SetupError(Exception):
     pass
+
+
+def _openai_installed() -> bool:
+    """Whether the LLM methods' client library imports (checked before OUT is touched)."""
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _default_tasks() -> Any:

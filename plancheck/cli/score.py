@@ -93,6 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from plancheck.cli.common import load_toolset_or_exit, print_plain
     from plancheck.compiler.frontends import read_text
+    from plancheck.fileio import is_dir
     from plancheck.scoring.batch import (
         InputError,
         PerItemWriter,
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     # A directory stands for the planner runner's output in it.
     args.predictions = [
-        str(Path(path) / "predictions.jsonl") if path != "-" and Path(path).is_dir() else path
+        str(Path(path) / "predictions.jsonl") if path != "-" and is_dir(path) else path
         for path in args.predictions
     ]
     unreadable = [path for path in args.predictions if path != "-" and not _readable(path)]

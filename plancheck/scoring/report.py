@@ -148,7 +148,9 @@ def per_item_files(results_dir: Path) -> Iterator[tuple[str, str, Path]]:
 def load_results(results_dir: str | Path, gold: GoldIndex | None = None) -> Results:
     """Read every per-item file under ``results_dir`` (streaming, line by line)."""
     root = Path(results_dir)
-    if not root.is_dir():
+    from plancheck.fileio import is_dir
+
+    if not is_dir(root):
         raise ReportError(f"{root} is not a directory")
     results = Results(has_gold=gold is not None)
     files = list(per_item_files(root))
