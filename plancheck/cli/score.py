@@ -96,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
     from plancheck.fileio import is_dir
     from plancheck.scoring.batch import (
         InputError,
-        PerItemWriter,
         ScoreOptions,
         Summary,
         read_records,
@@ -143,7 +142,9 @@ def run(args: argparse.Namespace) -> int:
     summaries = {path: Summary(name=path) for path in args.predictions}
     total = Summary(name="all")
     problems: list[str] = []
-    writer = PerItemWriter(args.per_item) if args.per_item else None
+    writer = _per_item_writer(args.per_item) if args.per_item else None
+    if writer is False:
+        return EXIT_ERROR
 
     def records() -> Any:
         for path in args.predictions:
@@ -164,11 +165,25 @@ def run(args: argparse.Namespace) -> int:
             if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
                 problems.append(f"{item.source}: {item.problem}")
     except InputError as error:
+        if writer:
+            writer.discard()  # the previous per-item file, if any, stays as it was
         print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
         return EXIT_ERROR
-    finally:
-        if writer is not None:
+    except KeyboardInterrupt:
+        if writer:
+            writer.close()  # Ctrl-C keeps the complete lines scored so far, put in place whole
+        raise
+    except BaseException:
+        if writer:
+            writer.discard()
+        raise
+    if writer:
+        try:
             writer.close()
+        except OSError as error:
+            print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return EXIT_ERROR
     documents = [
         s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
     ]
@@ -190,6 +205,22 @@ def run(args: argparse.Namespace) -> int:
         if len(documents) > 1:
             print(render_score_summary(overall, ci=args.bootstrap > 0))
     return _exit_code(total, problems)
+
+
+def _per_item_writer(path: str) -> Any:
+    """The writer of ``--per-item``, or False after saying why it cannot be written."""
+    from plancheck.locks import LockHeld
+    from plancheck.scoring.batch import PerItemWriter
+
+    try:
+        return PerItemWriter(path)
+    except LockHeld as error:
+        print(f"plancheck: error: {error}; wait for it to finish, or write elsewhere",
+              file=sys.stderr)
+    except OSError as error:
+        print(f"plancheck: error[PC001]: cannot write {path}: {error.strerror or error}",
+              file=sys.stderr)
+    return False
 
 
 def _readable(path: str) -> bool:

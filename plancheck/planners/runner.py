@@ -29,6 +29,7 @@ from plancheck.planners.base import Planner, PlanningTask, PlanResult
 
 PREDICTIONS = "predictions.jsonl"
 CONFIG = "config.json"
+LOCK = ".lock"  # held by the running run (plancheck.locks); names its process
 # Fields of config.json that may differ between a run and its resumption (a local server may
 # come back on another port; the model and every setting that shapes answers may not change).
 _VOLATILE = frozenset({"created_at", "limit", "concurrency", "tasks", "plancheck_version",
@@ -272,6 +273,36 @@ def run_tasks(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
               options: RunOptions) -> RunSummary:
     """Plan every task not yet in ``OUT/predictions.jsonl``; see the module doc."""
     started = time.monotonic()
+    lock = _lock_output(options.out)
+    try:
+        return _run_locked(tasks, factory, options, started)
+    finally:
+        lock.release()
+
+
+def _lock_output(out: Path) -> Any:
+    """Hold ``OUT/.lock`` for the whole run: a second run into the same directory would call
+    the model for the same tasks again and append duplicate records (or, with
+    ``--retry-errors``, replace the file under the first run's open handle)."""
+    from plancheck.locks import FileLock, LockHeld
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(f"cannot create {out}: {error.strerror or error}") from None
+    lock = FileLock(out / LOCK, what=str(out))
+    try:
+        lock.acquire()
+    except LockHeld as error:
+        raise RunError(f"{error}; wait for it to finish (rerunning the same command then "
+                       "resumes), or use another --out") from None
+    except OSError as error:
+        raise RunError(f"cannot lock {out / LOCK}: {error.strerror or error}") from None
+    return lock
+
+
+def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
+                options: RunOptions, started: float) -> RunSummary:
     prepare_output(options.out, options.config)
     results = ResultsFile(options.out / PREDICTIONS)
     results.load(drop_errors=options.retry_errors)
