@@ -271,6 +271,7 @@ def _config(args: argparse.Namespace, spec: Any, tasks_path: Any) -> dict[str, A
 
     from plancheck import __version__
     from plancheck.planners import registry
+    from plancheck.planners.endpoint import redact_url
     from plancheck.planners.prompts import manifest
 
     method = args.method
@@ -297,7 +298,7 @@ def _config(args: argparse.Namespace, spec: Any, tasks_path: Any) -> dict[str, A
     if registry.needs_model(method):
         paper = registry.PAPER_TEMPERATURES[method]
         config.update({
-            "base_url": args.base_url,
+            "base_url": redact_url(args.base_url),
             "temperature": paper if args.temperature is None else args.temperature,
             "paper_temperature": paper,
             "max_tokens": args.max_tokens,
@@ -328,6 +329,18 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
         print(f"plancheck: error: method {args.method} is not available: {error}",
               file=sys.stderr)
         return EXIT_ERROR
+    if registry.needs_model(args.method):
+        import os
+
+        from plancheck.planners.endpoint import unreachable
+
+        # Checked once, before OUT is touched: a server that is not up would otherwise cost
+        # every task its retries and record nothing but "Connection error".
+        endpoint = args.base_url or os.environ.get("OPENAI_BASE_URL")
+        problem = unreachable(endpoint) if endpoint else None
+        if problem is not None:
+            print(f"plancheck: error: {problem}; nothing was planned", file=sys.stderr)
+            return EXIT_ERROR
     prices = Prices(args.price_in, args.price_out) if args.price_in is not None else None
     limit = registry.max_workers(args.method)
     concurrency = args.concurrency if limit is None else min(args.concurrency, limit)
@@ -352,6 +365,10 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
           f"{summary.errors} with errors; {summary.prompt_tokens} prompt + "
           f"{summary.completion_tokens} completion tokens{cost}; {summary.elapsed_s:.1f}s")
     print(f"results: {out / 'predictions.jsonl'}")
+    failed = summary.errors + summary.earlier_errors
+    if failed and not summary.interrupted:
+        print(f"{failed} task(s) ended with an error; rerun with --retry-errors to run them "
+              "again", file=sys.stderr)
     if summary.interrupted:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -19,6 +19,7 @@ _COLOURS = {
 }
 _BOLD, _BLUE, _RESET = "\033[1m", "\033[1;34m", "\033[0m"
 _MAX_EXCERPT_COLUMNS = 160
+_CONTEXT_COLUMNS = 40  # shown before a label that lies beyond the first window
 
 
 def use_colour(stream: IO[str]) -> bool:
@@ -82,24 +83,32 @@ class TextRenderer:
         )
         out: list[str] = []
         previous_line = None
+        offset = 0
         for label in labels:
             line_no = label.span.start_line
             text = index.line_text(line_no)
             if previous_line is not None and line_no > previous_line + 1:
                 out.append(self.paint("...", _BLUE))
             if line_no != previous_line:
+                # The first label of a line is its primary one, if any: the window follows it.
+                offset = _window_start(text, max(label.span.start_col - 1, 0))
                 number = str(line_no).rjust(width)
-                out.append(f"{self.paint(number + ' |', _BLUE)} {_clip(text)}")
+                out.append(f"{self.paint(number + ' |', _BLUE)} {_clip(text, offset)}")
             previous_line = line_no
-            out.append(self._underline(label, text, width, diagnostic.severity))
+            out.append(self._underline(label, text, width, diagnostic.severity, offset))
         return out
 
-    def _underline(self, label: Label, text: str, width: int, severity: Severity) -> str:
+    def _underline(self, label: Label, text: str, width: int, severity: Severity,
+                   offset: int = 0) -> str:
         span = label.span
         start = max(span.start_col - 1, 0)
         end = span.end_col - 1 if span.end_line == span.start_line else len(text)
         end = max(end, start + 1)
-        start, end = min(start, _MAX_EXCERPT_COLUMNS), min(end, _MAX_EXCERPT_COLUMNS + 1)
+        lead = 1 if offset else 0  # the "…" that stands for the columns scrolled away
+        start, end = max(start - offset, 0) + lead, max(end - offset, 1) + lead
+        last = _MAX_EXCERPT_COLUMNS + lead
+        start, end = min(start, last), min(end, last + 1)
+        end = max(end, start + 1)
         mark = ("^" if label.primary else "-") * (end - start)
         style = _COLOURS[severity] if label.primary else _BLUE
         message = f" {label.message}" if label.message else ""
@@ -107,8 +116,18 @@ class TextRenderer:
                 f"{self.paint(mark + message, style)}")
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_EXCERPT_COLUMNS else text[:_MAX_EXCERPT_COLUMNS] + "…"
+def _window_start(text: str, column: int) -> int:
+    """The first column shown of a long line, so that ``column`` (0-based) is in view with
+    some context before it (a JSONL record is one long line; its error may be far right)."""
+    if len(text) <= _MAX_EXCERPT_COLUMNS or column < _MAX_EXCERPT_COLUMNS - _CONTEXT_COLUMNS:
+        return 0
+    return max(0, min(column - _CONTEXT_COLUMNS, len(text) - _MAX_EXCERPT_COLUMNS))
+
+
+def _clip(text: str, offset: int = 0) -> str:
+    shown = text[offset:offset + _MAX_EXCERPT_COLUMNS]
+    return ("…" if offset else "") + shown + ("…" if offset + _MAX_EXCERPT_COLUMNS < len(text)
+                                              else "")
 
 
 def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int) -> str:

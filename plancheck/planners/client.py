@@ -456,6 +456,9 @@ class ChatClient:
         self.base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
         if self.base_url is not None:
             self.base_url = self.base_url.rstrip("/")
+        from plancheck.planners.endpoint import redact_url
+
+        self._shown_url = redact_url(self.base_url)  # no credentials in what is printed
         api_key = _resolve_api_key(config, self.base_url)
         # max_retries=0: our loop is the only one, so every retry is seen and counted.
         self._openai: OpenAI = OpenAI(
@@ -470,7 +473,8 @@ class ChatClient:
     def __repr__(self) -> str:
         cache = str(self.config.cache_path) if self.config.cache_path else None
         return (
-            f"ChatClient(model={self.config.model!r}, base_url={self.base_url!r}, cache={cache!r})"
+            f"ChatClient(model={self.config.model!r}, base_url={self._shown_url!r}, "
+            f"cache={cache!r})"
         )
 
     __str__ = __repr__
@@ -661,6 +665,12 @@ class ChatClient:
         secret = self._openai.api_key  # the only place the key is held
         if secret and secret != LOCAL_DUMMY_KEY:
             text = text.replace(secret, _REDACTED)
+        if self.base_url and self._shown_url != self.base_url:
+            from plancheck.planners.endpoint import url_secrets
+
+            text = text.replace(self.base_url, self._shown_url or "")
+            for credential in url_secrets(self.base_url):
+                text = text.replace(credential, _REDACTED)
         return text[:_MAX_DETAIL_CHARS]
 
     def _rejected(self, exc: Any) -> RequestRejected:
@@ -668,7 +678,7 @@ class ChatClient:
         detail = self._redact(_server_message(exc))
         logger.warning("chat completion rejected with HTTP %d: %s", status, detail)
         return RequestRejected(
-            f"request rejected by {self.base_url or 'the default endpoint'} "
+            f"request rejected by {self._shown_url or 'the default endpoint'} "
             f"with HTTP {status}: {detail}",
             status=status,
             server_message=detail,
@@ -681,7 +691,7 @@ class ChatClient:
             detail = self._redact(str(exc) or type(exc).__name__)
         message = (
             f"chat completion failed after {attempts} attempt(s) against "
-            f"{self.base_url or 'the default endpoint'}: {type(exc).__name__}"
+            f"{self._shown_url or 'the default endpoint'}: {type(exc).__name__}"
             f"{f' (HTTP {status})' if status is not None else ''}: {detail}"
         )
         logger.warning("giving up: %s", message)

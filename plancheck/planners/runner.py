@@ -58,6 +58,7 @@ class RunSummary:
     skipped: int = 0  # already finished before this run
     done: int = 0  # finished in this run
     errors: int = 0  # finished with a transport or internal error
+    earlier_errors: int = 0  # skipped, but their earlier result is an error
     interrupted: bool = False
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -310,6 +311,9 @@ def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
     already = results.finished
     pending = [t for t in selected if str(t.task_id) not in already]
     summary = RunSummary(total=len(selected), skipped=len(selected) - len(pending))
+    wanted = {str(t.task_id) for t in selected}
+    summary.earlier_errors = sum(1 for r in results.records
+                                 if r.get("error") and str(r["id"]) in wanted)
     work: queue.SimpleQueue[PlanningTask] = queue.SimpleQueue()
     for task in pending:
         work.put(task)
