@@ -510,8 +510,13 @@ class ChatClient:
         stop: list[str] | None = None,
         response_format: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        first_sample: int = 0,
     ) -> list[Completion]:
         """Return exactly `n` completions, in sample-index order.
+
+        Samples ``first_sample`` to ``first_sample + n - 1`` of the request: asking again for
+        *more* samples of the same prompt (a re-sampling round) takes a later ``first_sample``,
+        so that the cache answers it with new samples, not the ones already seen.
 
         Raises TransportError (endpoint unreachable / kept failing), RequestRejected
         (4xx other than 429) or ValueError (bad arguments).
@@ -528,14 +533,16 @@ class ChatClient:
             max_tokens=max_tokens if max_tokens is not None else self.config.max_tokens,
             top_p=self.config.top_p,
         )
-        results: dict[int, Completion] = self._cached_samples(request, n)
+        if first_sample < 0:
+            raise ValueError("first_sample must be >= 0")
+        results: dict[int, Completion] = self._cached_samples(request, n, first_sample)
         missing = [i for i in range(n) if i not in results]
         while missing:
             fresh = self._fetch(request, len(missing))
             for index, completion in zip(missing, fresh, strict=False):
                 results[index] = completion
                 if self._cache is not None:
-                    self._cache.put(request.cache_key(index), completion)
+                    self._cache.put(request.cache_key(first_sample + index), completion)
             missing = missing[len(fresh) :]
             if missing:
                 # Some servers (llama.cpp, many proxies) ignore n; ask again for the rest.
@@ -548,12 +555,13 @@ class ChatClient:
 
     # -- internals ------------------------------------------------------------
 
-    def _cached_samples(self, request: _Request, n: int) -> dict[int, Completion]:
+    def _cached_samples(self, request: _Request, n: int, first: int = 0
+                        ) -> dict[int, Completion]:
         if self._cache is None:
             return {}
         hits: dict[int, Completion] = {}
         for index in range(n):
-            cached = self._cache.get(request.cache_key(index))
+            cached = self._cache.get(request.cache_key(first + index))
             if cached is not None:
                 hits[index] = cached
         if hits:
