@@ -149,6 +149,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--max-retries must be 0 or more")
     if (args.price_in is None) != (args.price_out is None):
         raise UsageError("give both --price-in and --price-out, or neither")
+    if args.no_cache and args.cache is not None:
+        raise UsageError("--no-cache and --cache contradict each other")
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError("--temperature must be between 0 and 2")
 
@@ -171,7 +173,11 @@ def run(args: argparse.Namespace) -> int:
               "openai`)", file=sys.stderr)
         return EXIT_ERROR
     if not llm:
-        unused = [flag for flag, given in (("--check", args.check), ("--schema", args.schema),
+        # --model too: a model-free run filed under results/<model>/ would pass for that
+        # model's results.
+        unused = [flag for flag, given in (("--model", args.model is not None),
+                                           ("--base-url", args.base_url is not None),
+                                           ("--check", args.check), ("--schema", args.schema),
                                            ("--prompts", args.prompts is not None),
                                            ("--postprocess", args.postprocess != "none"))
                   if given]

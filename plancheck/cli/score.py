@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scoring",
         choices=("reference", "strict"),
-        default="reference",
+        default=None,
         help="reference: read answers exactly as the reference evaluator does (json-repair, "
         "wrappers, alias keys; the default); strict: no leniency, one JSON document of "
         "schema-exact steps, or it is a format error",
@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
+    if args.strict and args.scoring == "reference":
+        raise UsageError("--strict and --scoring reference contradict each other")
+    args.predictions = _once_each(args.predictions)
     gold_text, problem = read_text(args.gold)
     if gold_text is None:
         assert problem is not None
@@ -146,9 +149,14 @@ def run(args: argparse.Namespace) -> int:
     if writer is False:
         return EXIT_ERROR
 
+    runner_errors: dict[str, int] = {}
+
     def records() -> Any:
         for path in args.predictions:
-            yield from read_records(path)
+            for record in read_records(path):
+                if record.text is not None and _runner_error(record.text):
+                    runner_errors[path] = runner_errors.get(path, 0) + 1
+                yield record
 
     try:
         for item in score_records(
@@ -204,7 +212,47 @@ def run(args: argparse.Namespace) -> int:
             print(render_score_summary(document, ci=args.bootstrap > 0))
         if len(documents) > 1:
             print(render_score_summary(overall, ci=args.bootstrap > 0))
+    for path, count in runner_errors.items():
+        print(f"plancheck: warning: {path}: {count} record(s) hold no model output because "
+              "the run failed (a transport or runner error, in their `error` field); they were "
+              "scored as the model's empty output. Rerun them with `plancheck plan "
+              "--retry-errors`", file=sys.stderr)
+    if args.raw and total.malformed and total.malformed == total.n:
+        print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
+              "is for the official *_detailed_predictions.json files", file=sys.stderr)
     return _exit_code(total, problems)
+
+
+def _runner_error(line: str) -> bool:
+    """Whether a JSONL record is ``plancheck plan``'s record of a failed call (``error`` set,
+    no completion). Most records say ``"error":null``; only the others are parsed."""
+    if '"error"' not in line or '"error":null' in line or '"error": null' in line:
+        return False
+    import json
+
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and bool(record.get("error")) and not record.get("completion")
+
+
+def _once_each(paths: list[str]) -> list[str]:
+    """The prediction files, each once: the same file named twice (``a.jsonl ./a.jsonl``)
+    would be scored twice and weigh double in the total."""
+    import os
+
+    seen: dict[str, str] = {}
+    kept = []
+    for path in paths:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen:
+            print(f"plancheck: warning: {path} is the same file as {seen[key]}; scored once",
+                  file=sys.stderr)
+            continue
+        seen[key] = path
+        kept.append(path)
+    return kept
 
 
 def _per_item_writer(path: str) -> Any:

@@ -332,6 +332,10 @@ class ItemScorer:
                 kind, payload = next(
                     (("plan", record[key]) for key in PLAN_FIELDS if key in record), _NONE
                 )
+            if kind is None and self.options.raw:
+                return self._malformed(raw, ident, task_id, (
+                    f"--raw scores `{RAW_FIELD}`, which this record lacks (--raw is for the "
+                    "official *_detailed_predictions.json files)"))
             if kind is None:
                 fields = ", ".join(f"`{f}`" for f in (*COMPLETION_FIELDS, *PLAN_FIELDS, RAW_FIELD))
                 return self._malformed(raw, ident, task_id, f"the record has none of {fields}")
@@ -822,9 +826,9 @@ class Summary:
         self, gold: GoldIndex | None = None, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
     ) -> dict[str, Any]:
         def rate(name: str, k: int, n: int) -> dict[str, Any]:
-            return estimate_rate(
-                k, n, resamples=resamples, seed=seed, name=f"{self.name}:{name}"
-            ).to_dict()
+            # Keyed by the metric, not by the file's name: the interval of the same counts must
+            # not change with how a path is spelt (and `report --ci` gives the same).
+            return estimate_rate(k, n, resamples=resamples, seed=seed, name=name).to_dict()
 
         rates = self.rates
         fpof = self.fpof  # (each of these counts is added up from the tally when asked for)
@@ -872,13 +876,13 @@ class Summary:
             }
         if self.f1:
             document["taskbench"] = {
-                name: _mean(self.f1[name], resamples, seed, f"{self.name}:{name}")
+                name: _mean(self.f1[name], resamples, seed, name)
                 for name in TASKBENCH_METRICS
                 if name in self.f1
             }
         if self.trajectory:
             document["trajectory"] = {
-                name: _mean(values, resamples, seed, f"{self.name}:traj:{name}")
+                name: _mean(values, resamples, seed, f"traj:{name}")
                 for name, values in sorted(self.trajectory.items())
             }
         return document

@@ -215,6 +215,8 @@ class _Settings:
     seed: int
 
     def rate(self, k: int, n: int, name: str) -> Estimate:
+        # The random stream is keyed by the metric alone (never by a model, method or path), so
+        # the same counts give the same interval here and in `plancheck score`.
         return estimate_rate(k, n, resamples=self.resamples, seed=self.seed, name=name)
 
 
@@ -255,7 +257,7 @@ def _em_table(results: Results, s: _Settings) -> Table:
         row: list[Any] = [model]
         for method in methods:
             run = results.runs.get((model, method))
-            row.append(s.rate(run.em, run.n, f"em:{model}:{method}") if run else None)
+            row.append(s.rate(run.em, run.n, "em") if run else None)
         rows.append(row)
     return Table(
         "em",
@@ -288,7 +290,7 @@ def _fpof_table(results: Results, s: _Settings) -> Table:
                 category,
                 *(
                     s.rate(
-                        sum(pooled[m].fpof[k] for k in kinds), failures[m], f"fpof:{category}:{m}"
+                        sum(pooled[m].fpof[k] for k in kinds), failures[m], f"cat:{category}"
                     )
                     for m in methods
                 ),
@@ -302,7 +304,7 @@ def _fpof_table(results: Results, s: _Settings) -> Table:
                     [
                         f"{SUBCATEGORY_MARK}{FPOF_NAMES[kind]}",
                         *(
-                            s.rate(pooled[m].fpof[kind], failures[m], f"fpof:{kind}:{m}")
+                            s.rate(pooled[m].fpof[kind], failures[m], f"fpof:{kind}")
                             for m in methods
                         ),
                     ]
@@ -328,17 +330,16 @@ def _tool_vs_em_table(results: Results, s: _Settings) -> Table:
             run = results.runs.get((model, method))
             if run is None:
                 continue
-            key = f"{model}:{method}"
             rows.append(
                 [
                     model,
                     _method_name(method),
-                    s.rate(run.tool_acc, run.n, f"tool:{key}"),
-                    s.rate(run.em, run.n, f"em:{key}"),
-                    s.rate(run.tool_acc - run.em, run.n, f"gap:{key}"),
-                    s.rate(run.param_acc, run.n, f"param:{key}"),
-                    s.rate(run.dep_acc, run.n, f"dep:{key}"),
-                    s.rate(run.exec_equiv, run.exec_n, f"exec:{key}"),
+                    s.rate(run.tool_acc, run.n, "tool_acc"),
+                    s.rate(run.em, run.n, "em"),
+                    s.rate(run.tool_acc - run.em, run.n, "gap"),
+                    s.rate(run.param_acc, run.n, "param_acc"),
+                    s.rate(run.dep_acc, run.n, "dep_acc"),
+                    s.rate(run.exec_equiv, run.exec_n, "exec_equiv"),
                     str(run.n),
                 ]
             )
@@ -369,7 +370,7 @@ def _gap_table(results: Results, s: _Settings) -> Table:
             [
                 _method_name(method),
                 Estimate(mean, None, None, len(gaps)) if mean is not None else None,
-                s.rate(pooled.tool_acc - pooled.em, pooled.n, f"gap:{method}"),
+                s.rate(pooled.tool_acc - pooled.em, pooled.n, "gap"),
                 str(len(gaps)),
             ]
         )
@@ -400,7 +401,7 @@ def _depth_table(results: Results, s: _Settings, cap: int) -> Table:
         tasks = 0
         for method in methods:
             cell = cells.get((label, method))
-            row.append(s.rate(cell.em, cell.n, f"depth:{label}:{method}") if cell else None)
+            row.append(s.rate(cell.em, cell.n, "em") if cell else None)
             tasks += cell.n if cell else 0
         rows.append([*row, str(tasks)])
     notes = ["depth = number of steps of the gold plan; EM micro-averaged over models"]
@@ -428,7 +429,7 @@ def _composition_table(results: Results, s: _Settings) -> Table:
                     tally.merge(part)
             count += tally.n
             row.append(
-                s.rate(tally.em, tally.n, f"comp:{composition}:{method}") if tally.n else None
+                s.rate(tally.em, tally.n, "em") if tally.n else None
             )
         rows.append([*row, str(count)])
     return Table(
