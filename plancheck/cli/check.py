@@ -57,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="explain inconsistent dependency constraints with a minimal "
                         "conflicting set (Z3)")
+    parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
+                        help="time limit of --explain's solver per plan, in milliseconds "
+                        "(default: 2000)")
     parser.add_argument("--gold", metavar="GOLD", default=None,
                         help="compare with gold plans: a plan file, or a benchmark JSONL whose "
                         "records are matched by task_id")
@@ -87,10 +90,17 @@ def run(args: argparse.Namespace) -> int:
         print_plain(toolset_diagnostics)
         return EXIT_ERROR
     phases = []
+    if args.timeout_ms is not None and (args.timeout_ms < 0 or not args.explain):
+        raise UsageError("--timeout-ms must be 0 or more" if args.timeout_ms < 0
+                         else "--timeout-ms limits --explain; give --explain too")
     if args.explain:
-        from plancheck.typecheck.solver import explain_conflicts
+        import functools
 
-        phases.append(explain_conflicts)
+        from plancheck.typecheck.solver import DEFAULT_TIMEOUT_MS, explain_conflicts
+
+        phases.append(functools.partial(
+            explain_conflicts,
+            timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
     reports = list(check_paths(args.files, toolset, options, phases))
     if args.gold:
         from plancheck.scoring.gold import GoldError, GoldIndex, add_gold_diagnostics

@@ -34,11 +34,19 @@ class LineIndex:
         return line + 1, offset - self._starts[line] + 1
 
     def line_text(self, line: int) -> str:
+        start, end = self.line_bounds(line)
+        return self.text[start:end]
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """Where a line starts and ends (without its line break), in constant time: a renderer
+        shows a window of a long line (a JSONL record) without copying all of it."""
         if line < 1 or line > len(self._starts):
-            return ""
+            return 0, 0
         start = self._starts[line - 1]
-        end = self.text.find("\n", start)
-        return self.text[start : end if end != -1 else len(self.text)].rstrip("\r")
+        end = self._starts[line] - 1 if line < len(self._starts) else len(self.text)
+        while end > start and self.text[end - 1] == "\r":
+            end -= 1
+        return start, end
 
     @property
     def line_count(self) -> int:

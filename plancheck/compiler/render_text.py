@@ -86,23 +86,26 @@ class TextRenderer:
         offset = 0
         for label in labels:
             line_no = label.span.start_line
-            text = index.line_text(line_no)
+            start, end = index.line_bounds(line_no)
+            length = end - start
             if previous_line is not None and line_no > previous_line + 1:
                 out.append(self.paint("...", _BLUE))
             if line_no != previous_line:
                 # The first label of a line is its primary one, if any: the window follows it.
-                offset = _window_start(text, max(label.span.start_col - 1, 0))
+                offset = _window_start(length, max(label.span.start_col - 1, 0))
+                shown = index.text[start + offset:min(end, start + offset + _MAX_EXCERPT_COLUMNS)]
                 number = str(line_no).rjust(width)
-                out.append(f"{self.paint(number + ' |', _BLUE)} {_clip(text, offset)}")
+                out.append(f"{self.paint(number + ' |', _BLUE)} "
+                           f"{_clip(shown, offset, length)}")
             previous_line = line_no
-            out.append(self._underline(label, text, width, diagnostic.severity, offset))
+            out.append(self._underline(label, length, width, diagnostic.severity, offset))
         return out
 
-    def _underline(self, label: Label, text: str, width: int, severity: Severity,
+    def _underline(self, label: Label, length: int, width: int, severity: Severity,
                    offset: int = 0) -> str:
         span = label.span
         start = max(span.start_col - 1, 0)
-        end = span.end_col - 1 if span.end_line == span.start_line else len(text)
+        end = span.end_col - 1 if span.end_line == span.start_line else length
         end = max(end, start + 1)
         lead = 1 if offset else 0  # the "…" that stands for the columns scrolled away
         start, end = max(start - offset, 0) + lead, max(end - offset, 1) + lead
@@ -116,17 +119,18 @@ class TextRenderer:
                 f"{self.paint(mark + message, style)}")
 
 
-def _window_start(text: str, column: int) -> int:
-    """The first column shown of a long line, so that ``column`` (0-based) is in view with
-    some context before it (a JSONL record is one long line; its error may be far right)."""
-    if len(text) <= _MAX_EXCERPT_COLUMNS or column < _MAX_EXCERPT_COLUMNS - _CONTEXT_COLUMNS:
+def _window_start(length: int, column: int) -> int:
+    """The first column shown of a line of ``length`` columns, so that ``column`` (0-based) is
+    in view with some context before it (a JSONL record is one long line; its error may be far
+    to the right)."""
+    if length <= _MAX_EXCERPT_COLUMNS or column < _MAX_EXCERPT_COLUMNS - _CONTEXT_COLUMNS:
         return 0
-    return max(0, min(column - _CONTEXT_COLUMNS, len(text) - _MAX_EXCERPT_COLUMNS))
+    return max(0, min(column - _CONTEXT_COLUMNS, length - _MAX_EXCERPT_COLUMNS))
 
 
-def _clip(text: str, offset: int = 0) -> str:
-    shown = text[offset:offset + _MAX_EXCERPT_COLUMNS]
-    return ("…" if offset else "") + shown + ("…" if offset + _MAX_EXCERPT_COLUMNS < len(text)
+def _clip(shown: str, offset: int, length: int) -> str:
+    """The shown window of a line, with "…" where columns are left out."""
+    return ("…" if offset else "") + shown + ("…" if offset + _MAX_EXCERPT_COLUMNS < length
                                               else "")
 
 
