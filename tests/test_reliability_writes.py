@@ -178,3 +178,34 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None
     ids = [r["task_id"] for r in _records(out)]
     assert sorted(ids) == sorted(t["task_id"] for t in TASKS)
     assert len(ids) == len(set(ids))
+
+
+# --------------------------------------------------------------------------- fix --in-place
+
+
+def _limit_file_size() -> None:
+    import resource
+
+    # Writes past 300 bytes fail with EFBIG (as on a full disk) instead of killing the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+
+def test_fix_in_place_never_leaves_a_half_written_plan(tmp_path: Path) -> None:
+    plan = [dict(step) for step in FOG_CHAIN]
+    plan[1] = {**plan[1], "dependence": [-1]}  # repairable
+    target = tmp_path / "plan.json"
+    original = json.dumps(plan, indent=2)
+    target.write_text(original)
+    result = subprocess.run([sys.executable, "-m", "plancheck", "fix", "--in-place",
+                             str(target)], cwd=REPO, capture_output=True, text=True,
+                            preexec_fn=_limit_file_size, timeout=60, check=False)
+    assert result.returncode == 2, result.stderr
+    assert "cannot write" in result.stderr and "internal error" not in result.stderr
+    assert target.read_text() == original
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]
+    # Without the limit the same command rewrites the plan, keeping its permissions.
+    target.chmod(0o640)
+    assert main(["fix", "--in-place", str(target)]) == 0
+    assert json.loads(target.read_text())[1]["dependence"] == [0]
+    assert target.stat().st_mode & 0o777 == 0o640

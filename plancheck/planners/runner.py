@@ -139,10 +139,9 @@ def _record_or_none(line: bytes) -> dict[str, Any] | None:
 
 
 def _write_json_atomically(path: Path, value: Any) -> None:
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
+    from plancheck.fileio import write_text_atomically
+
+    write_text_atomically(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _fingerprint(config: dict[str, Any]) -> dict[str, Any]:
