@@ -148,7 +148,9 @@ class AtomicWriter:
         directory = os.path.dirname(os.path.abspath(self.path))
         handle, self._temporary = tempfile.mkstemp(
             dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".tmp")
-        self.handle: IO[str] = os.fdopen(handle, "w", encoding="utf-8", newline="")
+        # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
+        self.handle: IO[str] = os.fdopen(handle, "w", encoding="utf-8", newline="",
+                                         errors="backslashreplace")
         self._done = False
 
     def write(self, text: str) -> None:

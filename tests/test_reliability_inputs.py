@@ -214,3 +214,28 @@ def test_llm_method_without_openai_says_how_to_install_it(work: Path) -> None:
         assert result.returncode == 2
         assert "plancheck[llm]" in result.stderr
         assert not (work / "out").exists(), "a failed start left an output directory behind"
+
+
+def test_explain_on_a_plan_with_unreadable_steps(work: Path) -> None:
+    plan = ["not a step", {**FOG_CHAIN[0], "step": 1}]
+    (work / "holes.json").write_text(json.dumps(plan))
+    result = run_plancheck("check", "--explain", "holes.json", cwd=work)
+    _no_crash(result)
+    assert result.returncode == 1 and "PC106" in result.stdout
+
+
+def test_lone_surrogates_are_printed_not_fatal(work: Path) -> None:
+    (work / "s.json").write_text('[{"agent": "X\\udc80", "step": 0, "dependence": [-1], '
+                                 '"dependence_content": null, "inputs": {"a\\udc81": "x"}, '
+                                 '"outputs": ["y"]}]')
+    for command in (("check", "--format", "json"), ("check", "--explain"),
+                    ("fmt", "--to", "dsl")):
+        result = run_plancheck(*command, "s.json", cwd=work,
+                               env={"PYTHONIOENCODING": "utf-8:strict"})
+        _no_crash(result)
+        assert result.returncode in (0, 1), (command, result.stderr)
+    result = run_plancheck("check", "--format", "json", "s.json", cwd=work,
+                           env={"PYTHONIOENCODING": "utf-8:strict"})
+    # Printed as the JSON escape it was read from, so the report reads back the same name.
+    messages = [d["message"] for d in json.loads(result.stdout)["diagnostics"]]
+    assert "unknown tool `X\udc80` in step 0" in messages

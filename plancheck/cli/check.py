@@ -182,7 +182,7 @@ def _write_atomically(path: str, text: str) -> bool:
     try:
         handle, temporary = tempfile.mkstemp(
             dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
             out.write(text)
             if text and not text.endswith("\n"):
                 out.write("\n")

@@ -53,7 +53,12 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
         if path == "-":
             import sys
 
-            return sys.stdin.read(), None
+            # Bytes, decoded as a file is: text read from stdin may otherwise carry lone
+            # surrogates (undecodable bytes under surrogateescape) that no output can print.
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is None:
+                return sys.stdin.read(), None
+            return buffer.read().decode("utf-8-sig"), None
         return Path(path).read_text(encoding="utf-8-sig"), None
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)

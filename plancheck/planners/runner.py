@@ -112,7 +112,9 @@ class ResultsFile:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        # backslashreplace: a lone surrogate in a completion is written as its JSON escape.
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+            "utf-8", "backslashreplace")
         with self._lock:
             assert self._fd is not None, "ResultsFile.open() first"
             written = os.write(self._fd, data)

@@ -155,10 +155,14 @@ class _Encoding:
             p = step.position
             if step.tool is None:
                 self.hard.append(self.top[p])
+            # Variables are named by the argument's index, not its name: Z3 takes names as
+            # UTF-8, and a JSON key may hold a lone surrogate ("\udc80") that UTF-8 cannot.
+            numbers: dict[str, int] = {}
             for argument in step.args:
-                is_ref = z3.Bool(f"ref_{p}_{argument.name}")
-                source = z3.Int(f"src_{p}_{argument.name}")
-                key = z3.Int(f"key_{p}_{argument.name}")
+                a = numbers.setdefault(argument.name, len(numbers))
+                is_ref = z3.Bool(f"ref_{p}_{a}")
+                source = z3.Int(f"src_{p}_{a}")
+                key = z3.Int(f"key_{p}_{a}")
                 self.bindings[(p, argument.name)] = (is_ref, source, key)
                 if p == 0:
                     self.hard.append(z3.Not(is_ref))
@@ -335,6 +339,10 @@ def explain_conflicts(plan: Plan, toolset: Toolset, *, timeout_ms: int = DEFAULT
     """One ``PC404`` per minimal set of conflicting facts (empty when the plan is consistent);
     ``PC405`` when the solver runs out of time. The first ``PC404`` carries the minimum-edit
     repair of the whole plan as a suggestion."""
+    if [s.position for s in plan.steps] != list(range(len(plan.steps))):
+        # Some steps could not be read (e.g. a string where a step object belongs): the
+        # encoding indexes steps by position, and those errors are reported already.
+        return []
     deadline = Deadline(timeout_ms)
     encoding = _Encoding(plan, toolset, deadline)
     if encoding.size > MAX_EXPLAIN_CANDIDATES:
