@@ -154,3 +154,17 @@ def test_the_toolset_cache_stays_bounded(tmp_path: Path) -> None:
     left = sorted(p.name for p in cache.iterdir())
     assert len(left) == 8  # the README's promise: the 8 newest entries are kept
     assert any(not name.startswith("toolset-disasterbench-000") for name in left)
+
+
+def test_a_refused_call_names_the_host() -> None:
+    from plancheck.planners.client import ChatClient, ClientConfig, TransportError
+
+    port = _closed_port()
+    client = ChatClient(ClientConfig(model="m", base_url=f"http://127.0.0.1:{port}/v1",
+                                     max_retries=2, timeout_s=5, backoff_base_s=0.001,
+                                     backoff_max_s=0.002))
+    with pytest.raises(TransportError) as raised:
+        client.complete("plan this", temperature=0.0)
+    client.close()
+    assert f"127.0.0.1:{port} refused the connection" in str(raised.value)
+    assert raised.value.attempts == 3 and raised.value.status is None

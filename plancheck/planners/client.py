@@ -191,6 +191,18 @@ class RequestRejected(ClientError):
 # -- helpers ----------------------------------------------------------------
 
 
+def _refused(error: BaseException) -> bool:
+    """Whether a connection error is a refusal (the causes the client library wraps)."""
+    seen = 0
+    cause: BaseException | None = error
+    while cause is not None and seen < 8:
+        if isinstance(cause, ConnectionRefusedError) or "Connection refused" in str(cause):
+            return True
+        cause = cause.__cause__ or cause.__context__
+        seen += 1
+    return False
+
+
 def is_loopback_url(url: str | None) -> bool:
     """True for http(s) URLs that point at this machine (localhost, 127.0.0.0/8, ::1)."""
     if not url:
@@ -629,6 +641,8 @@ class ChatClient:
                 # truncated JSON, no choices): transient in practice, so retry it.
                 failure, status = exc, 200
             if attempt + 1 >= attempts_allowed:
+                if _refused(failure):  # say who refused, not the library's "Connection error"
+                    raise self._refused_error(attempts_allowed) from None
                 raise self._transport_error(failure, status, attempts_allowed) from None
             delay = _full_jitter_delay(
                 attempt, self.config.backoff_base_s, self.config.backoff_max_s, retry_after
@@ -663,6 +677,19 @@ class ChatClient:
                 else omit
             ),
         )
+
+    def _refused_error(self, attempts: int) -> TransportError:
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(self.base_url or "https://api.openai.com/v1")
+            where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+        except ValueError:
+            where = self._shown_url or "the endpoint"
+        message = (f"chat completion failed after {attempts} attempt(s): {where} refused the "
+                   "connection (is the model server running?)")
+        logger.warning("giving up: %s", message)
+        return TransportError(message, status=None, attempts=attempts)
 
     @staticmethod
     def _is_retryable_status(status: int) -> bool:
