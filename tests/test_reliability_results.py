@@ -176,3 +176,23 @@ def test_raw_on_a_file_without_raw_completions_says_why(
     assert "raw_selected_completion" in err
     first = json.loads(per_item.read_text().splitlines()[0])
     assert "raw_selected_completion" in first["diagnostics"][1]["message"]
+
+
+def test_repeated_runner_records_are_pointed_out(tmp_path: Path, gold_plan: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    record = {"id": "1", "task_id": 1, "method": "dp", "model": "m", "completion": None,
+              "plan": FOG_CHAIN, "error": None}
+    line = json.dumps(record, separators=(",", ":")) + "\n"
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(line + line.replace('"1"', '"2"', 1) + line)
+    code, _, err = _cli(capsys, "score", "--gold", str(gold_plan), str(predictions),
+                        "--bootstrap", "0")
+    assert code == 0
+    assert "1 record(s) repeat the id of an earlier record" in err
+
+
+@pytest.fixture
+def gold_plan(tmp_path: Path) -> Path:
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps(FOG_CHAIN))
+    return path

@@ -150,12 +150,20 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
 
     runner_errors: dict[str, int] = {}
+    repeated: dict[str, int] = {}
 
     def records() -> Any:
         for path in args.predictions:
+            ids: set[str] = set()
             for record in read_records(path):
-                if record.text is not None and _runner_error(record.text):
-                    runner_errors[path] = runner_errors.get(path, 0) + 1
+                if record.text is not None:
+                    if _runner_error(record.text):
+                        runner_errors[path] = runner_errors.get(path, 0) + 1
+                    ident = _runner_id(record.text)
+                    if ident is not None:
+                        if ident in ids:
+                            repeated[path] = repeated.get(path, 0) + 1
+                        ids.add(ident)
                 yield record
 
     try:
@@ -212,6 +220,10 @@ def run(args: argparse.Namespace) -> int:
             print(render_score_summary(document, ci=args.bootstrap > 0))
         if len(documents) > 1:
             print(render_score_summary(overall, ci=args.bootstrap > 0))
+    for path, count in repeated.items():
+        print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "
+              "record (two runs into one directory?); each was scored, so those tasks weigh "
+              "more than once", file=sys.stderr)
     for path, count in runner_errors.items():
         print(f"plancheck: warning: {path}: {count} record(s) hold no model output because "
               "the run failed (a transport or runner error, in their `error` field); they were "
@@ -221,6 +233,14 @@ def run(args: argparse.Namespace) -> int:
         print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
               "is for the official *_detailed_predictions.json files", file=sys.stderr)
     return _exit_code(total, problems)
+
+
+def _runner_id(line: str) -> str | None:
+    """The id of a record as ``plancheck plan`` writes it (``{"id":"...",`` first), in O(1)."""
+    if not line.startswith('{"id":"'):
+        return None
+    end = line.find('"', 7)
+    return line[7:end] if end > 7 else None
 
 
 def _runner_error(line: str) -> bool:
