@@ -98,12 +98,13 @@ def sniff_kind(path: str, text: str) -> str:
 
 
 def _looks_like_jsonl(text: str) -> bool:
-    """Two or more lines, each one whole JSON object: a batch, not one completion."""
+    """Two or more lines, each one whole JSON object, the first a record (``task_id`` and a
+    plan field): a batch, not one completion that happens to hold two objects."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) < 2 or not all(line.startswith("{") and line.endswith("}") for line in lines):
         return False
     try:
-        return isinstance(json.loads(lines[0]), dict)
+        return _is_record(json.loads(lines[0]))
     except (ValueError, RecursionError):
         return False
 
