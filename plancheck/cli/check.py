@@ -8,8 +8,6 @@ Settings come from, in increasing priority: defaults, the configuration file
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -172,45 +170,19 @@ def _colour(stream: object) -> bool:
 
 
 def _write_atomically(path: str, text: str) -> bool:
-    """Write ``text`` to ``path`` through a temporary file in the same directory, renamed into
-    place only when complete, so that an interrupted run (Ctrl-C, a full disk) never leaves a
-    half-written report behind. False (after printing a PC001 diagnostic) when it cannot."""
-    import tempfile
+    """Write ``text`` to ``path`` through a temporary file renamed into place only when
+    complete (:mod:`plancheck.fileio`), so that an interrupted run never leaves a half-written
+    report behind. False (after printing a PC001 diagnostic) when it cannot."""
+    from plancheck.fileio import write_text_atomically
 
-    directory = os.path.dirname(os.path.abspath(path))
-    temporary: str | None = None
     try:
-        handle, temporary = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(text)
-            if text and not text.endswith("\n"):
-                out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-        temporary = None
+        write_text_atomically(path, text if not text or text.endswith("\n") else text + "\n")
         return True
     except OSError as error:
         reason = error.strerror or str(error)
         print_plain([make("PC001", f"cannot write {path}: {reason}", data={"path": path})
                      .with_context(file=path, record=None)])
         return False
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-
-
-def _mode_for(path: str) -> int:
-    """Keep an existing report's permissions; a new one gets the usual 0666 less the umask."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 def _exit_code(diagnostics: list[Diagnostic], fail_level: Severity) -> int:
