@@ -70,6 +70,10 @@ def test_check_reports_an_unreadable_file_and_still_checks_the_others(
     ("toolset", "show", "--tools", "locked/a.json"),
     ("plan", "--tasks", "locked/a.json", "--out", "out"),
     ("check", "--tools", "locked/a.json", "locked/a.json"),
+    ("check", "--gold", "locked/a.json", "locked/a.json"),
+    ("toolset", "lint", "locked/a.json"),
+    ("report", "locked"),
+    ("check", "locked"),
 ])
 def test_every_command_names_a_file_it_cannot_enter(work: Path, locked: Path,
                                                     command: tuple[str, ...]) -> None:
@@ -239,3 +243,32 @@ def test_lone_surrogates_are_printed_not_fatal(work: Path) -> None:
     # Printed as the JSON escape it was read from, so the report reads back the same name.
     messages = [d["message"] for d in json.loads(result.stdout)["diagnostics"]]
     assert "unknown tool `X\udc80` in step 0" in messages
+
+
+@pytest.mark.parametrize("command", [
+    ("check", "ok/good.json", "--output", "ro/report.txt"),
+    ("score", "--gold", "ok/good.json", "ok/p.jsonl", "--per-item", "ro/items.jsonl"),
+    ("plan", "--method", "solver", "--tasks", "ok/tasks.jsonl", "--out", "ro/run"),
+    ("fix", "--in-place", "ro/plan.json"),
+])
+def test_every_writer_names_a_place_it_cannot_write(work: Path, command: tuple[str, ...]) -> None:
+    _plan_file(work / "ok" / "good.json")
+    (work / "ok" / "p.jsonl").write_text(json.dumps({"task_id": 1, "plan": FOG_CHAIN}) + "\n")
+    (work / "ok" / "tasks.jsonl").write_text(
+        json.dumps({"task_id": 1, "task_desc": "restore /d/fog.jpg"}) + "\n")
+    plan = [dict(step) for step in FOG_CHAIN]
+    plan[1] = {**plan[1], "dependence": [-1]}
+    _plan_file(work / "ro" / "plan.json", plan)
+    (work / "ro").chmod(0o555)
+    lock_directory_writes(work / "ro")
+    result = run_plancheck(*command, cwd=work)
+    _no_crash(result)
+    assert result.returncode == 2, result.stderr
+    assert "Permission denied" in result.stderr + result.stdout
+
+
+def lock_directory_writes(path: Path) -> None:
+    """Skip when this user may write into a read-only directory anyway (root without setpriv
+    is handled by run_plancheck)."""
+    if os.geteuid() != 0 and os.access(path, os.W_OK):
+        pytest.skip("this user can write a mode-555 directory")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from plancheck.fileio import is_dir, is_file
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_rate
 from plancheck.scoring.gold import COMPOSITIONS, GoldIndex, fpof_category
 
@@ -140,16 +141,29 @@ class Results:
 
 
 def per_item_files(results_dir: Path) -> Iterator[tuple[str, str, Path]]:
-    """``(model, method, path)`` of every ``<model>/<method>/per_item.jsonl``."""
-    for path in sorted(results_dir.glob(f"*/*/{PER_ITEM_NAME}")):
-        yield path.parent.parent.name, path.parent.name, path
+    """``(model, method, path)`` of every ``<model>/<method>/per_item.jsonl``. A directory
+    that cannot be read is a :class:`ReportError` (``Path.glob`` would skip it in silence and
+    the tables would lack its runs)."""
+    import os
+
+    def listing(directory: Path) -> list[str]:
+        try:
+            return sorted(os.listdir(directory))
+        except OSError as error:
+            raise ReportError(f"cannot read {directory}: {error.strerror or error}") from None
+
+    for model in listing(results_dir):
+        if model.startswith(".") or not is_dir(results_dir / model):
+            continue
+        for method in listing(results_dir / model):
+            path = results_dir / model / method / PER_ITEM_NAME
+            if not method.startswith(".") and is_dir(path.parent) and is_file(path):
+                yield model, method, path
 
 
 def load_results(results_dir: str | Path, gold: GoldIndex | None = None) -> Results:
     """Read every per-item file under ``results_dir`` (streaming, line by line)."""
     root = Path(results_dir)
-    from plancheck.fileio import is_dir
-
     if not is_dir(root):
         raise ReportError(f"{root} is not a directory")
     results = Results(has_gold=gold is not None)
