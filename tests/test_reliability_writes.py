@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -209,3 +210,29 @@ def test_fix_in_place_never_leaves_a_half_written_plan(tmp_path: Path) -> None:
     assert main(["fix", "--in-place", str(target)]) == 0
     assert json.loads(target.read_text())[1]["dependence"] == [0]
     assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_run_stops_when_the_endpoint_goes_down(tmp_path: Path) -> None:
+    from plancheck.planners.base import PlanningTask, PlanResult
+    from plancheck.planners.runner import RunOptions, run_tasks
+
+    refused = "127.0.0.1:9 refused the connection (is the model server running?)"
+
+    class Unreachable:
+        name = "dp"
+
+        def plan(self, task: PlanningTask) -> PlanResult:
+            return PlanResult(task.task_id, "dp", None, error=(
+                f"TransportError: chat completion failed after 6 attempt(s): {refused}"))
+
+    tasks = [PlanningTask(i, f"task {i}") for i in range(5)]
+    summary = run_tasks(tasks, Unreachable, RunOptions(
+        out=tmp_path / "out", method="dp", model="m", config={}, concurrency=1,
+        endpoint_down=lambda: refused, stream=io.StringIO()))
+    assert summary.endpoint_down == refused
+    assert summary.done == 1, "every task was tried against a server that is down"
+    # A task that failed for another reason does not stop the run.
+    summary = run_tasks(tasks, Unreachable, RunOptions(
+        out=tmp_path / "out2", method="dp", model="m", config={}, concurrency=1,
+        endpoint_down=lambda: None, stream=io.StringIO()))
+    assert summary.done == 5 and summary.endpoint_down is None

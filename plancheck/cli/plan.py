@@ -347,6 +347,9 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
         if problem is not None:
             print(f"plancheck: error: {problem}; nothing was planned", file=sys.stderr)
             return EXIT_ERROR
+        endpoint_down = (lambda: unreachable(endpoint)) if endpoint else None
+    else:
+        endpoint_down = None
     prices = Prices(args.price_in, args.price_out) if args.price_in is not None else None
     limit = registry.max_workers(args.method)
     concurrency = args.concurrency if limit is None else min(args.concurrency, limit)
@@ -354,7 +357,8 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
         out=out, method=args.method, model=args.model if registry.needs_model(args.method)
         else None, config=_config(args, spec, tasks_path), concurrency=concurrency,
         retry_errors=args.retry_errors, prices=prices,
-        progress=not args.no_progress and sys.stderr.isatty(), stream=sys.stderr)
+        progress=not args.no_progress and sys.stderr.isatty(), stream=sys.stderr,
+        endpoint_down=endpoint_down)
     try:
         summary = run_tasks(tasks, factory, options)
     except RunError as error:
@@ -375,6 +379,11 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
     if failed and not summary.interrupted:
         print(f"{failed} task(s) ended with an error; rerun with --retry-errors to run them "
               "again", file=sys.stderr)
+    if summary.endpoint_down is not None:
+        print(f"plancheck: error: stopped after {summary.done} task(s): "
+              f"{summary.endpoint_down}; rerun with --retry-errors once it is up",
+              file=sys.stderr)
+        return EXIT_ERROR
     if summary.interrupted:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -60,6 +60,7 @@ class RunSummary:
     errors: int = 0  # finished with a transport or internal error
     earlier_errors: int = 0  # skipped, but their earlier result is an error
     interrupted: bool = False
+    endpoint_down: str | None = None  # the run stopped: the endpoint refused connections
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
@@ -244,6 +245,9 @@ class RunOptions:
     progress: bool = False
     stream: TextIO | None = None  # where progress and notices go (stderr)
     on_record: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
+    # Why the model endpoint cannot be reached now (None: it can), asked when a task failed
+    # because the connection was refused: then the run stops instead of failing every task.
+    endpoint_down: Callable[[], str | None] | None = field(default=None, repr=False)
 
 
 def make_record(result: PlanResult, method: str, model: str | None, prices: Prices | None
@@ -342,6 +346,12 @@ def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
                 progress.tick(record)
                 if options.on_record is not None:
                     options.on_record(record)
+                if _refused(record) and options.endpoint_down is not None and not stop.is_set():
+                    down = options.endpoint_down()
+                    if down is not None:
+                        summary.endpoint_down = down
+                        stop.set()  # every other task would be refused too
+                        _notice(options, f"stopping: {down}")
         finally:
             close = getattr(planner, "close", None)
             if callable(close):
@@ -379,6 +389,10 @@ def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
     summary.cost_usd = round(sum(costs), 6) if costs else None
     summary.elapsed_s = round(time.monotonic() - started, 3)
     return summary
+
+
+def _refused(record: dict[str, Any]) -> bool:
+    return "refused the connection" in str(record.get("error") or "")
 
 
 def _wait(stopped: list[threading.Event]) -> None:
