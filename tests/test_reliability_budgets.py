@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_S = 2.0  # the stated default (--timeout-ms 2000)
-SLACK_S = 2.0  # process start and the renderer, on a loaded machine
+SLACK_S = 4.0  # process start and the renderer, on a machine others load too
 MAX_RSS_MB = 500
 
 
@@ -55,7 +55,7 @@ def _max_child_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KB on Linux
 
 
-@pytest.mark.parametrize("steps", [200, 10_000])
+@pytest.mark.parametrize("steps", [250, 10_000])
 def test_explain_and_fix_hold_the_budget(tmp_path: Path, steps: int) -> None:
     path = str(_plan(tmp_path, steps))
     plain, result = _timed("check", "-q", path)

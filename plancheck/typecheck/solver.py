@@ -270,9 +270,15 @@ class _Cores:
     def __init__(self, encoding: _Encoding, deadline: Deadline) -> None:
         self.deadline = deadline
         self.solver = z3.Solver()
-        self.solver.add(*encoding.hard)
+        # In slices, checking the time between them: adding tens of thousands of constraints
+        # takes seconds of its own, which no solver timeout covers.
+        for first in range(0, len(encoding.hard), 2000):
+            deadline.check()
+            self.solver.add(*encoding.hard[first:first + 2000])
         self.flags = [z3.Bool(f"fact_{i}") for i in range(len(encoding.facts))]
-        for flag, meaning in zip(self.flags, encoding.meanings, strict=True):
+        for i, (flag, meaning) in enumerate(zip(self.flags, encoding.meanings, strict=True)):
+            if i % 200 == 0:
+                deadline.check()
             self.solver.add(z3.Implies(flag, meaning))
         self.index = {str(flag): i for i, flag in enumerate(self.flags)}
 
