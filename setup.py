@@ -89,6 +89,8 @@ def _compiled_extensions(mode: str) -> list[Any]:
             raise
         _say(f"installing plain Python (mypyc is not available: {error})")
         return []
+    _say("compiling the scoring hot path with mypyc; this takes minutes "
+         "(PLANCHECK_COMPILE=0 installs plain Python at once)")
     try:
         return list(mypycify(
             [*MYPY_FLAGS, *HOT_PATH], opt_level="3", debug_level="0", group_name="plancheck"

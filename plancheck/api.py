@@ -137,7 +137,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
     if text is not None:
         try:
             trajectory = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
             units = parse_source(text, name, kind="json").units  # reports the JSON error
             return check_unit(units[0], toolset, options)
     lines = LineIndex(text or "")

@@ -67,11 +67,13 @@ class ConfigError(Exception):
 
 def find_config(start: Path | None = None) -> Path | None:
     """The nearest configuration file at or above ``start`` (default: the current directory)."""
+    from plancheck.fileio import is_file
+
     directory = (start or Path.cwd()).resolve()
     for candidate in (directory, *directory.parents):
         for name in CONFIG_NAMES:
             path = candidate / name
-            if path.is_file() and (name != "pyproject.toml" or _has_plancheck_table(path)):
+            if is_file(path) and (name != "pyproject.toml" or _has_plancheck_table(path)):
                 return path
     return None
 

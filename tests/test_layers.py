@@ -28,6 +28,8 @@ LAYERS: dict[str, int] = {
     "plancheck.build_info": 0,
     "plancheck.diagnostics": 0,
     "plancheck.fast_json": 0,
+    "plancheck.fileio": 0,
+    "plancheck.locks": 0,
     "plancheck.ir": 1,
     "plancheck.dsl": 2,
     "plancheck.dora": 2,

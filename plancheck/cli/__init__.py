@@ -25,8 +25,24 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    _intermixing = False
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # A command's files may come after its options (`check a.json --quiet b.json`):
+        # argparse only does that in intermixed mode, which commands with subcommands lack.
+        if self._intermixing or any(isinstance(action, argparse._SubParsersAction)
+                                    for action in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 # name -> (module, one-line help). Each module defines ``add_arguments(parser)`` and
@@ -87,11 +103,13 @@ def build_parser(modules: dict[str, Any]) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
-        "-h", "--help", "--version"
-    ):
-        args_list.insert(0, "check")
+    _tolerate_lone_surrogates()
     try:
+        if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
+            "-h", "--help", "--version"
+        ):
+            _refuse_misspelt_command(args_list[0])
+            args_list.insert(0, "check")
         modules = _available()
         parser = build_parser(modules)
         args = parser.parse_args(args_list)
@@ -114,11 +132,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except SystemExit as exit_:
         return int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+    except OSError as error:  # the environment failed (a full disk, a permission): not a bug
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"plancheck: error[PC001]: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as error:  # the last line of defence: never a traceback
         print(f"plancheck: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("This is a bug in plancheck; please report it with the input that caused it.",
               file=sys.stderr)
         return EXIT_ERROR
+
+
+def _tolerate_lone_surrogates() -> None:
+    """A JSON input may hold ``"\udc80"``, a lone surrogate no UTF-8 stream can print: write it
+    as the escape it came from (in JSON output, the same JSON escape) instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _refuse_misspelt_command(word: str) -> None:
+    """``plancheck scroe x.json`` is a typo for ``score``, not a file named ``scroe``."""
+    import difflib
+
+    from plancheck.fileio import path_exists
+
+    if word.startswith("-") or word == "-" or path_exists(word):
+        return
+    close = difflib.get_close_matches(word, list(SUBCOMMANDS), n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"`{word}` is neither a command nor a file; did you mean "
+                         f"`plancheck {close[0]}`?")
 
 
 if __name__ == "__main__":  # pragma: no cover

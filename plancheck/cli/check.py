@@ -8,8 +8,6 @@ Settings come from, in increasing priority: defaults, the configuration file
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -65,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference-syntax", choices=("auto", *SYNTAXES, "none"),
                         default="auto", help="read references to earlier results in this "
                         "syntax only (default: detected per input)")
+    parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
+                        help="time limit of --explain's solver per plan, in milliseconds "
+                        "(default: 2000)")
     parser.add_argument("--gold", metavar="GOLD", default=None,
                         help="compare with gold plans: a plan file, or a benchmark JSONL whose "
                         "records are matched by task_id")
@@ -95,10 +96,17 @@ def run(args: argparse.Namespace) -> int:
         print_plain(toolset_diagnostics)
         return EXIT_ERROR
     phases = []
+    if args.timeout_ms is not None and (args.timeout_ms < 0 or not args.explain):
+        raise UsageError("--timeout-ms must be 0 or more" if args.timeout_ms < 0
+                         else "--timeout-ms limits --explain; give --explain too")
     if args.explain:
-        from plancheck.smt.explain import explain_conflicts
+        import functools
 
-        phases.append(explain_conflicts)
+        from plancheck.smt.explain import DEFAULT_TIMEOUT_MS, explain_conflicts
+
+        phases.append(functools.partial(
+            explain_conflicts,
+            timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
     from plancheck.compiler.callshapes import forced
 
     call_format = None if args.call_format == "auto" else args.call_format
@@ -178,45 +186,19 @@ def _colour(stream: object) -> bool:
 
 
 def _write_atomically(path: str, text: str) -> bool:
-    """Write ``text`` to ``path`` through a temporary file in the same directory, renamed into
-    place only when complete, so that an interrupted run (Ctrl-C, a full disk) never leaves a
-    half-written report behind. False (after printing a PC001 diagnostic) when it cannot."""
-    import tempfile
+    """Write ``text`` to ``path`` through a temporary file renamed into place only when
+    complete (:mod:`plancheck.fileio`), so that an interrupted run never leaves a half-written
+    report behind. False (after printing a PC001 diagnostic) when it cannot."""
+    from plancheck.fileio import write_text_atomically
 
-    directory = os.path.dirname(os.path.abspath(path))
-    temporary: str | None = None
     try:
-        handle, temporary = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            if text and not text.endswith("\n"):
-                out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-        temporary = None
+        write_text_atomically(path, text if not text or text.endswith("\n") else text + "\n")
         return True
     except OSError as error:
         reason = error.strerror or str(error)
         print_plain([make("PC001", f"cannot write {path}: {reason}", data={"path": path})
                      .with_context(file=path, record=None)])
         return False
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-
-
-def _mode_for(path: str) -> int:
-    """Keep an existing report's permissions; a new one gets the usual 0666 less the umask."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 def _exit_code(diagnostics: list[Diagnostic], fail_level: Severity) -> int:

@@ -125,9 +125,12 @@ def _write_in_place(path: str, report: Report, result: RepairResult, text: str) 
             print("plancheck: error: cannot rewrite this document in place", file=sys.stderr)
             return EXIT_ERROR
         text = dump_json(document) + "\n"
+    from plancheck.fileio import write_text_atomically
+
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        # Through a temporary file renamed over the plan: a full disk or a Ctrl-C mid-write
+        # never leaves the user's plan half-written.
+        write_text_atomically(path, text)
     except OSError as error:
         print(f"plancheck: error: cannot write {path}: {error.strerror}", file=sys.stderr)
         return EXIT_ERROR

@@ -149,6 +149,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--max-retries must be 0 or more")
     if (args.price_in is None) != (args.price_out is None):
         raise UsageError("give both --price-in and --price-out, or neither")
+    if args.no_cache and args.cache is not None:
+        raise UsageError("--no-cache and --cache contradict each other")
     if args.temperature is not None and not 0.0 <= args.temperature <= 2.0:
         raise UsageError("--temperature must be between 0 and 2")
 
@@ -165,8 +167,17 @@ def run(args: argparse.Namespace) -> int:
     llm = registry.needs_model(method)
     if llm and not args.model:
         raise UsageError(f"--method {method} needs --model (and usually --base-url)")
+    if llm and not _openai_installed():
+        print(f"plancheck: error: --method {method} needs the `openai` package, which is not "
+              "installed; install it with `pip install 'plancheck[llm]'` (or `pip install "
+              "openai`)", file=sys.stderr)
+        return EXIT_ERROR
     if not llm:
-        unused = [flag for flag, given in (("--check", args.check), ("--schema", args.schema),
+        # --model too: a model-free run filed under results/<model>/ would pass for that
+        # model's results.
+        unused = [flag for flag, given in (("--model", args.model is not None),
+                                           ("--base-url", args.base_url is not None),
+                                           ("--check", args.check), ("--schema", args.schema),
                                            ("--prompts", args.prompts is not None),
                                            ("--postprocess", args.postprocess != "none"))
                   if given]
@@ -200,6 +211,15 @@ def run(args: argparse.Namespace) -> int:
 
 class _SetupError(Exception):
     pass
+
+
+def _openai_installed() -> bool:
+    """Whether the LLM methods' client library imports (checked before OUT is touched)."""
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _default_tasks() -> Any:
@@ -257,6 +277,7 @@ def _config(args: argparse.Namespace, spec: Any, tasks_path: Any) -> dict[str, A
 
     from plancheck import __version__
     from plancheck.planners import registry
+    from plancheck.planners.endpoint import redact_url
     from plancheck.planners.prompts import manifest
 
     method = args.method
@@ -283,7 +304,7 @@ def _config(args: argparse.Namespace, spec: Any, tasks_path: Any) -> dict[str, A
     if registry.needs_model(method):
         paper = registry.PAPER_TEMPERATURES[method]
         config.update({
-            "base_url": args.base_url,
+            "base_url": redact_url(args.base_url),
             "temperature": paper if args.temperature is None else args.temperature,
             "paper_temperature": paper,
             "max_tokens": args.max_tokens,
@@ -314,6 +335,21 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
         print(f"plancheck: error: method {args.method} is not available: {error}",
               file=sys.stderr)
         return EXIT_ERROR
+    if registry.needs_model(args.method):
+        import os
+
+        from plancheck.planners.endpoint import unreachable
+
+        # Checked once, before OUT is touched: a server that is not up would otherwise cost
+        # every task its retries and record nothing but "Connection error".
+        endpoint = args.base_url or os.environ.get("OPENAI_BASE_URL")
+        problem = unreachable(endpoint) if endpoint else None
+        if problem is not None:
+            print(f"plancheck: error: {problem}; nothing was planned", file=sys.stderr)
+            return EXIT_ERROR
+        endpoint_down = (lambda: unreachable(endpoint)) if endpoint else None
+    else:
+        endpoint_down = None
     prices = Prices(args.price_in, args.price_out) if args.price_in is not None else None
     limit = registry.max_workers(args.method)
     concurrency = args.concurrency if limit is None else min(args.concurrency, limit)
@@ -321,7 +357,8 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
         out=out, method=args.method, model=args.model if registry.needs_model(args.method)
         else None, config=_config(args, spec, tasks_path), concurrency=concurrency,
         retry_errors=args.retry_errors, prices=prices,
-        progress=not args.no_progress and sys.stderr.isatty(), stream=sys.stderr)
+        progress=not args.no_progress and sys.stderr.isatty(), stream=sys.stderr,
+        endpoint_down=endpoint_down)
     try:
         summary = run_tasks(tasks, factory, options)
     except RunError as error:
@@ -338,6 +375,15 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
           f"{summary.errors} with errors; {summary.prompt_tokens} prompt + "
           f"{summary.completion_tokens} completion tokens{cost}; {summary.elapsed_s:.1f}s")
     print(f"results: {out / 'predictions.jsonl'}")
+    failed = summary.errors + summary.earlier_errors
+    if failed and not summary.interrupted:
+        print(f"{failed} task(s) ended with an error; rerun with --retry-errors to run them "
+              "again", file=sys.stderr)
+    if summary.endpoint_down is not None:
+        print(f"plancheck: error: stopped after {summary.done} task(s): "
+              f"{summary.endpoint_down}; rerun with --retry-errors once it is up",
+              file=sys.stderr)
+        return EXIT_ERROR
     if summary.interrupted:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED

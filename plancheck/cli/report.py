@@ -131,4 +131,6 @@ def _default_gold() -> str | None:
     from plancheck.corpus.paths import release_dir
 
     path = release_dir() / "benchmark.jsonl"
-    return str(path) if path.is_file() else None
+    from plancheck.fileio import is_file
+
+    return str(path) if is_file(path) else None

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scoring",
         choices=("reference", "strict"),
-        default="reference",
+        default=None,
         help="reference: read answers exactly as the reference evaluator does (json-repair, "
         "wrappers, alias keys; the default); strict: no leniency, one JSON document of "
         "schema-exact steps, or it is a format error",
@@ -93,9 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from plancheck.cli.common import load_toolset_or_exit, print_plain
     from plancheck.compiler.frontends import read_text
+    from plancheck.fileio import is_dir
     from plancheck.scoring.batch import (
         InputError,
-        PerItemWriter,
         ScoreOptions,
         Summary,
         read_records,
@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
+    if args.strict and args.scoring == "reference":
+        raise UsageError("--strict and --scoring reference contradict each other")
+    args.predictions = _once_each(args.predictions)
     gold_text, problem = read_text(args.gold)
     if gold_text is None:
         assert problem is not None
@@ -123,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     # A directory stands for the planner runner's output in it.
     args.predictions = [
-        str(Path(path) / "predictions.jsonl") if path != "-" and Path(path).is_dir() else path
+        str(Path(path) / "predictions.jsonl") if path != "-" and is_dir(path) else path
         for path in args.predictions
     ]
     unreadable = [path for path in args.predictions if path != "-" and not _readable(path)]
@@ -142,11 +145,26 @@ def run(args: argparse.Namespace) -> int:
     summaries = {path: Summary(name=path) for path in args.predictions}
     total = Summary(name="all")
     problems: list[str] = []
-    writer = PerItemWriter(args.per_item) if args.per_item else None
+    writer = _per_item_writer(args.per_item) if args.per_item else None
+    if writer is False:
+        return EXIT_ERROR
+
+    runner_errors: dict[str, int] = {}
+    repeated: dict[str, int] = {}
 
     def records() -> Any:
         for path in args.predictions:
-            yield from read_records(path)
+            ids: set[str] = set()
+            for record in read_records(path):
+                if record.text is not None:
+                    if _runner_error(record.text):
+                        runner_errors[path] = runner_errors.get(path, 0) + 1
+                    ident = _runner_id(record.text)
+                    if ident is not None:
+                        if ident in ids:
+                            repeated[path] = repeated.get(path, 0) + 1
+                        ids.add(ident)
+                yield record
 
     try:
         for item in score_records(
@@ -163,11 +181,25 @@ def run(args: argparse.Namespace) -> int:
             if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
                 problems.append(f"{item.source}: {item.problem}")
     except InputError as error:
+        if writer:
+            writer.discard()  # the previous per-item file, if any, stays as it was
         print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
         return EXIT_ERROR
-    finally:
-        if writer is not None:
+    except KeyboardInterrupt:
+        if writer:
+            writer.close()  # Ctrl-C keeps the complete lines scored so far, put in place whole
+        raise
+    except BaseException:
+        if writer:
+            writer.discard()
+        raise
+    if writer:
+        try:
             writer.close()
+        except OSError as error:
+            print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return EXIT_ERROR
     documents = [
         s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
     ]
@@ -188,7 +220,75 @@ def run(args: argparse.Namespace) -> int:
             print(render_score_summary(document, ci=args.bootstrap > 0))
         if len(documents) > 1:
             print(render_score_summary(overall, ci=args.bootstrap > 0))
+    for path, count in repeated.items():
+        print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "
+              "record (two runs into one directory?); each was scored, so those tasks weigh "
+              "more than once", file=sys.stderr)
+    for path, count in runner_errors.items():
+        print(f"plancheck: warning: {path}: {count} record(s) hold no model output because "
+              "the run failed (a transport or runner error, in their `error` field); they were "
+              "scored as the model's empty output. Rerun them with `plancheck plan "
+              "--retry-errors`", file=sys.stderr)
+    if args.raw and total.malformed and total.malformed == total.n:
+        print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
+              "is for the official *_detailed_predictions.json files", file=sys.stderr)
     return _exit_code(total, problems)
+
+
+def _runner_id(line: str) -> str | None:
+    """The id of a record as ``plancheck plan`` writes it (``{"id":"...",`` first), in O(1)."""
+    if not line.startswith('{"id":"'):
+        return None
+    end = line.find('"', 7)
+    return line[7:end] if end > 7 else None
+
+
+def _runner_error(line: str) -> bool:
+    """Whether a JSONL record is ``plancheck plan``'s record of a failed call (``error`` set,
+    no completion). Most records say ``"error":null``; only the others are parsed."""
+    if '"error"' not in line or '"error":null' in line or '"error": null' in line:
+        return False
+    import json
+
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and bool(record.get("error")) and not record.get("completion")
+
+
+def _once_each(paths: list[str]) -> list[str]:
+    """The prediction files, each once: the same file named twice (``a.jsonl ./a.jsonl``)
+    would be scored twice and weigh double in the total."""
+    import os
+
+    seen: dict[str, str] = {}
+    kept = []
+    for path in paths:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen:
+            print(f"plancheck: warning: {path} is the same file as {seen[key]}; scored once",
+                  file=sys.stderr)
+            continue
+        seen[key] = path
+        kept.append(path)
+    return kept
+
+
+def _per_item_writer(path: str) -> Any:
+    """The writer of ``--per-item``, or False after saying why it cannot be written."""
+    from plancheck.locks import LockHeld
+    from plancheck.scoring.batch import PerItemWriter
+
+    try:
+        return PerItemWriter(path)
+    except LockHeld as error:
+        print(f"plancheck: error: {error}; wait for it to finish, or write elsewhere",
+              file=sys.stderr)
+    except OSError as error:
+        print(f"plancheck: error[PC001]: cannot write {path}: {error.strerror or error}",
+              file=sys.stderr)
+    return False
 
 
 def _readable(path: str) -> bool:

@@ -291,19 +291,21 @@ def check_source(
 PLAN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".wf")
 
 
-def expand_paths(paths: Iterable[str]) -> Iterator[str]:
-    """Files as given; a directory stands for the plan files below it, in sorted order."""
-    from pathlib import Path
+def expand_paths(paths: Iterable[str]) -> Iterator[str | Diagnostic]:
+    """Files as given; a directory stands for the plan files below it, in sorted order. What a
+    directory walk cannot read (and a directory with no plan file) comes as a ``PC001``
+    diagnostic in its place, so that nothing is skipped in silence."""
+    from plancheck.fileio import is_dir, walk_files
 
     for path in paths:
-        folder = Path(path)
-        if path != "-" and folder.is_dir():
-            found = sorted(
-                p for p in folder.rglob("*")
-                if p.is_file() and p.suffix.lower() in PLAN_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-            )
-            yield from (str(p) for p in found)
+        if path != "-" and is_dir(path):
+            walk = walk_files(path, PLAN_SUFFIXES)
+            yield from walk.files
+            yield from walk.problems
+            if not walk.files and not walk.problems:
+                yield make("PC001", f"{path} holds no plan files ("
+                           + ", ".join(PLAN_SUFFIXES) + "); nothing to check",
+                           data={"path": path}).with_context(file=path, record=None)
         else:
             yield path
 
@@ -316,6 +318,9 @@ def check_paths(
 ) -> Iterator[Report]:
     options = options or CheckOptions()
     for path in expand_paths(paths):
+        if isinstance(path, Diagnostic):
+            yield Report(path.file or "", None, None, [path])
+            continue
         try:
             source = load_source(path, strict=options.strict_json)
         except Exception as error:  # a frontend bug must not sink the other files

@@ -27,7 +27,12 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
         if path == "-":
             import sys
 
-            return sys.stdin.read(), None
+            # Bytes, decoded as a file is: text read from stdin may otherwise carry lone
+            # surrogates (undecodable bytes under surrogateescape) that no output can print.
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is None:
+                return sys.stdin.read(), None
+            return buffer.read().decode("utf-8-sig"), None
         return Path(path).read_text(encoding="utf-8-sig"), None
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -61,7 +66,21 @@ def sniff_kind(path: str, text: str) -> str:
         head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
     if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
         return "dsl"
+    if _looks_like_jsonl(text):
+        return "jsonl"  # e.g. a batch piped to `plancheck -`: every record, not the first
     return "text"
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    """Two or more lines, each one whole JSON object, the first a record (``task_id`` and a
+    plan field): a batch, not one completion that happens to hold two objects."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or not all(line.startswith("{") and line.endswith("}") for line in lines):
+        return False
+    try:
+        return _is_record(json.loads(lines[0]))
+    except (ValueError, RecursionError):
+        return False
 
 
 def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "text") -> SourceFile:
@@ -99,9 +118,9 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
                  data={"error": error.msg, "line": line, "column": col})
         )
         return [unit]
-    except RecursionError:
+    except (ValueError, RecursionError) as error:  # too deep, or an integer of 4,301+ digits
         unit = PlanUnit(file, None, Positions(file, lines))
-        unit.diagnostics.append(make("PC100", "invalid JSON: nested too deeply",
+        unit.diagnostics.append(make("PC100", f"invalid JSON: {_unusable(error)}",
                                      primary=Span(file, pointer="")))
         return [unit]
     start = len(text) - len(text.lstrip())
@@ -125,6 +144,16 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
                     value=value, has_value=True, root=Span(file, pointer=""))
     return [unit]
+
+
+def _unusable(error: BaseException) -> str:
+    """Why a text json.loads refused without a position: too deep, or a huge integer."""
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    text = str(error)
+    if "integer string conversion" in text:
+        return "an integer has more than 4,300 digits (Python's limit)"
+    return text
 
 
 def _is_record(value: Any) -> bool:
@@ -270,13 +299,13 @@ def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterat
         region = (start, start + len(line.rstrip("\r")))
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as error:
+        except (ValueError, RecursionError) as error:  # one bad line spoils only itself
             unit = PlanUnit(file, f"line {number}", Positions(file, lines, fallback=region))
             pos = getattr(error, "pos", 0) or 0
             line_no, col = lines.position(start + pos)
             unit.diagnostics.append(
                 make("PC116", "the record is not valid JSON: "
-                     + getattr(error, "msg", "nested too deeply"),
+                     + (getattr(error, "msg", None) or _unusable(error)),
                      primary=Span(file, line_no, col, line_no, col + 1),
                      label="invalid JSON", data={"line": number})
             )

@@ -8,6 +8,7 @@ the pickled classes, so the linter's start-up pays for it once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -19,6 +20,7 @@ from plancheck.ir.nodes import Toolset
 BUILTIN_PATH = Path(__file__).with_name("disasterbench.wf")
 BUILTIN_NAME = "disasterbench"
 _CACHE_FORMAT = 1
+MAX_CACHE_ENTRIES = 8  # cached toolsets kept (one per install and IR version); the rest go
 
 
 def _cache_dir() -> Path:
@@ -74,6 +76,24 @@ def builtin_toolset() -> Toolset:
         with temporary.open("wb") as handle:
             pickle.dump(toolset, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, cached)
+        _prune(cached)
     except OSError:
         pass  # a read-only home only costs speed
     return toolset
+
+
+def _prune(keep: Path) -> None:
+    """Keep the newest entries only: every install and every change of the IR module makes a
+    new one, and the cache must not grow without bound (`plancheck --version`'s neighbours on
+    this machine, other virtual environments, may still use a few)."""
+    entries = []
+    for path in keep.parent.glob(f"toolset-{BUILTIN_NAME}-*"):
+        try:
+            entries.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    entries.sort(reverse=True)
+    for _mtime, path in entries[MAX_CACHE_ENTRIES:]:
+        if path != keep:
+            with contextlib.suppress(OSError):
+                path.unlink()

@@ -36,7 +36,9 @@ class Task:
 
 def read_tasks(path: Path) -> Iterator[Task]:
     """The benchmark tasks of a ``benchmark.jsonl`` (or of a release directory)."""
-    if path.is_dir():
+    from plancheck.fileio import is_dir
+
+    if is_dir(path):
         path = path / BENCHMARK
     with path.open(encoding="utf-8") as handle:
         for line in handle:
@@ -156,7 +158,9 @@ def release_toolset(directory: Path, *, typed_from: Toolset | None = None
         file=str(manifest_path), typed_from=typed_from,
     )
     graph_path = directory / GRAPH
-    if graph_path.exists():
+    from plancheck.fileio import path_exists
+
+    if path_exists(graph_path):
         graph = json.loads(graph_path.read_text(encoding="utf-8"))
         flows, flow_diagnostics = graph_flows(graph, set(toolset.tools), toolset.aliases,
                                               str(graph_path))

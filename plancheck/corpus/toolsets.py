@@ -26,11 +26,13 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
     """Return the toolset and the warnings loading it raised; raise ToolsetError if unusable."""
     if spec is None or str(spec) in BUILTIN_ALIASES:
         return builtin_toolset(), []
+    from plancheck.fileio import is_dir, path_exists, reason
+
     path = Path(spec)
-    if path.is_dir():
+    if is_dir(path):
         from plancheck.corpus.release import MANIFEST, release_toolset
 
-        if not (path / MANIFEST).exists():
+        if not path_exists(path / MANIFEST):
             raise ToolsetError([make("PC706", f"{path} has no {MANIFEST}",
                                      data={"path": str(path)})])
         try:
@@ -38,15 +40,13 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise ToolsetError([make("PC706", f"cannot read the release in {path}: {error}")]
                                ) from None
-    if not path.exists():
-        raise ToolsetError([make("PC001", f"cannot read toolset {path}: no such file",
-                                 data={"path": str(path)})])
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:  # unreadable, or not UTF-8 text
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise ToolsetError([make("PC001", f"cannot read toolset {path}: {reason}",
-                                 data={"path": str(path), "error": reason})]) from None
+        why = ("no such file" if isinstance(error, FileNotFoundError)
+               else reason(error) if isinstance(error, OSError) else str(error))
+        raise ToolsetError([make("PC001", f"cannot read toolset {path}: {why}",
+                                 data={"path": str(path), "error": why})]) from None
     if path.suffix.lower() == ".json":
         return _json_toolset(text, path)
     if path.suffix.lower() in (".jsonl", ".ndjson"):

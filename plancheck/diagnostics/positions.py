@@ -34,11 +34,19 @@ class LineIndex:
         return line + 1, offset - self._starts[line] + 1
 
     def line_text(self, line: int) -> str:
+        start, end = self.line_bounds(line)
+        return self.text[start:end]
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """Where a line starts and ends (without its line break), in constant time: a renderer
+        shows a window of a long line (a JSONL record) without copying all of it."""
         if line < 1 or line > len(self._starts):
-            return ""
+            return 0, 0
         start = self._starts[line - 1]
-        end = self.text.find("\n", start)
-        return self.text[start : end if end != -1 else len(self.text)].rstrip("\r")
+        end = self._starts[line] - 1 if line < len(self._starts) else len(self.text)
+        while end > start and self.text[end - 1] == "\r":
+            end -= 1
+        return start, end
 
     @property
     def line_count(self) -> int:
@@ -78,13 +86,15 @@ class Positions:
         if self._map is None:
             self._map = {}
             if self.json_region is not None:
-                import json_source_map
+                from plancheck.diagnostics.source_map import source_map
 
                 start, end = self.json_region
+                text = self.lines.text[start:end]
                 try:
-                    self._map = json_source_map.calculate(self.lines.text[start:end])
-                except Exception:  # any failure only costs precision
-                    self._map = {}
+                    # json-source-map's map, five times faster (tests compare the two).
+                    self._map = source_map(text)
+                except ValueError:
+                    self._map = _library_map(text)
         return self._map
 
     def pointer_offsets(self, pointer: str, on_key: bool = False) -> tuple[int, int] | None:
@@ -100,10 +110,11 @@ class Positions:
         entry = source_map.get(relative)
         if entry is None:
             return None
-        if on_key and entry.key_start is not None:
-            begin, finish = entry.key_start.position, entry.key_end.position
+        value_start, value_end, key_start, key_end = entry
+        if on_key and key_start is not None:
+            begin, finish = key_start, key_end
         else:
-            begin, finish = entry.value_start.position, entry.value_end.position
+            begin, finish = value_start, value_end
         base = self.json_region[0]
         return base + begin, base + finish
 
@@ -127,3 +138,17 @@ class Positions:
             start_offset=begin,
             end_offset=finish,
         )
+
+
+def _library_map(text: str) -> dict[str, Any]:
+    """json-source-map's map as offsets, for a text the fast scanner refused."""
+    import json_source_map
+
+    try:
+        entries = json_source_map.calculate(text)
+    except Exception:  # any failure only costs precision
+        return {}
+    return {pointer: (e.value_start.position, e.value_end.position,
+                      e.key_start.position if e.key_start is not None else None,
+                      e.key_end.position if e.key_end is not None else None)
+            for pointer, e in entries.items()}

@@ -191,6 +191,18 @@ class RequestRejected(ClientError):
 # -- helpers ----------------------------------------------------------------
 
 
+def _refused(error: BaseException) -> bool:
+    """Whether a connection error is a refusal (the causes the client library wraps)."""
+    seen = 0
+    cause: BaseException | None = error
+    while cause is not None and seen < 8:
+        if isinstance(cause, ConnectionRefusedError) or "Connection refused" in str(cause):
+            return True
+        cause = cause.__cause__ or cause.__context__
+        seen += 1
+    return False
+
+
 def is_loopback_url(url: str | None) -> bool:
     """True for http(s) URLs that point at this machine (localhost, 127.0.0.0/8, ::1)."""
     if not url:
@@ -456,6 +468,9 @@ class ChatClient:
         self.base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
         if self.base_url is not None:
             self.base_url = self.base_url.rstrip("/")
+        from plancheck.planners.endpoint import redact_url
+
+        self._shown_url = redact_url(self.base_url)  # no credentials in what is printed
         api_key = _resolve_api_key(config, self.base_url)
         # max_retries=0: our loop is the only one, so every retry is seen and counted.
         self._openai: OpenAI = OpenAI(
@@ -470,7 +485,8 @@ class ChatClient:
     def __repr__(self) -> str:
         cache = str(self.config.cache_path) if self.config.cache_path else None
         return (
-            f"ChatClient(model={self.config.model!r}, base_url={self.base_url!r}, cache={cache!r})"
+            f"ChatClient(model={self.config.model!r}, base_url={self._shown_url!r}, "
+            f"cache={cache!r})"
         )
 
     __str__ = __repr__
@@ -506,8 +522,13 @@ class ChatClient:
         stop: list[str] | None = None,
         response_format: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        first_sample: int = 0,
     ) -> list[Completion]:
         """Return exactly `n` completions, in sample-index order.
+
+        Samples ``first_sample`` to ``first_sample + n - 1`` of the request: asking again for
+        *more* samples of the same prompt (a re-sampling round) takes a later ``first_sample``,
+        so that the cache answers it with new samples, not the ones already seen.
 
         Raises TransportError (endpoint unreachable / kept failing), RequestRejected
         (4xx other than 429) or ValueError (bad arguments).
@@ -524,14 +545,16 @@ class ChatClient:
             max_tokens=max_tokens if max_tokens is not None else self.config.max_tokens,
             top_p=self.config.top_p,
         )
-        results: dict[int, Completion] = self._cached_samples(request, n)
+        if first_sample < 0:
+            raise ValueError("first_sample must be >= 0")
+        results: dict[int, Completion] = self._cached_samples(request, n, first_sample)
         missing = [i for i in range(n) if i not in results]
         while missing:
             fresh = self._fetch(request, len(missing))
             for index, completion in zip(missing, fresh, strict=False):
                 results[index] = completion
                 if self._cache is not None:
-                    self._cache.put(request.cache_key(index), completion)
+                    self._cache.put(request.cache_key(first_sample + index), completion)
             missing = missing[len(fresh) :]
             if missing:
                 # Some servers (llama.cpp, many proxies) ignore n; ask again for the rest.
@@ -544,12 +567,13 @@ class ChatClient:
 
     # -- internals ------------------------------------------------------------
 
-    def _cached_samples(self, request: _Request, n: int) -> dict[int, Completion]:
+    def _cached_samples(self, request: _Request, n: int, first: int = 0
+                        ) -> dict[int, Completion]:
         if self._cache is None:
             return {}
         hits: dict[int, Completion] = {}
         for index in range(n):
-            cached = self._cache.get(request.cache_key(index))
+            cached = self._cache.get(request.cache_key(first + index))
             if cached is not None:
                 hits[index] = cached
         if hits:
@@ -617,6 +641,8 @@ class ChatClient:
                 # truncated JSON, no choices): transient in practice, so retry it.
                 failure, status = exc, 200
             if attempt + 1 >= attempts_allowed:
+                if _refused(failure):  # say who refused, not the library's "Connection error"
+                    raise self._refused_error(attempts_allowed) from None
                 raise self._transport_error(failure, status, attempts_allowed) from None
             delay = _full_jitter_delay(
                 attempt, self.config.backoff_base_s, self.config.backoff_max_s, retry_after
@@ -652,6 +678,19 @@ class ChatClient:
             ),
         )
 
+    def _refused_error(self, attempts: int) -> TransportError:
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(self.base_url or "https://api.openai.com/v1")
+            where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+        except ValueError:
+            where = self._shown_url or "the endpoint"
+        message = (f"chat completion failed after {attempts} attempt(s): {where} refused the "
+                   "connection (is the model server running?)")
+        logger.warning("giving up: %s", message)
+        return TransportError(message, status=None, attempts=attempts)
+
     @staticmethod
     def _is_retryable_status(status: int) -> bool:
         return status == _STATUS_TOO_MANY_REQUESTS or status >= _STATUS_SERVER_ERROR
@@ -661,6 +700,12 @@ class ChatClient:
         secret = self._openai.api_key  # the only place the key is held
         if secret and secret != LOCAL_DUMMY_KEY:
             text = text.replace(secret, _REDACTED)
+        if self.base_url and self._shown_url != self.base_url:
+            from plancheck.planners.endpoint import url_secrets
+
+            text = text.replace(self.base_url, self._shown_url or "")
+            for credential in url_secrets(self.base_url):
+                text = text.replace(credential, _REDACTED)
         return text[:_MAX_DETAIL_CHARS]
 
     def _rejected(self, exc: Any) -> RequestRejected:
@@ -668,7 +713,7 @@ class ChatClient:
         detail = self._redact(_server_message(exc))
         logger.warning("chat completion rejected with HTTP %d: %s", status, detail)
         return RequestRejected(
-            f"request rejected by {self.base_url or 'the default endpoint'} "
+            f"request rejected by {self._shown_url or 'the default endpoint'} "
             f"with HTTP {status}: {detail}",
             status=status,
             server_message=detail,
@@ -681,7 +726,7 @@ class ChatClient:
             detail = self._redact(str(exc) or type(exc).__name__)
         message = (
             f"chat completion failed after {attempts} attempt(s) against "
-            f"{self.base_url or 'the default endpoint'}: {type(exc).__name__}"
+            f"{self._shown_url or 'the default endpoint'}: {type(exc).__name__}"
             f"{f' (HTTP {status})' if status is not None else ''}: {detail}"
         )
         logger.warning("giving up: %s", message)

@@ -112,6 +112,7 @@ class ReasoningViaPlanning(LLMPlanner):
         self.alpha = alpha
         self.r1_default = r1_default
         self.max_answer_rounds = max_answer_rounds
+        self._truncated_answers: set[str] = set()  # of the task being planned
         index = self.prompts.section("rap").get("prompt_index", 4)
         self.index = int(index) if isinstance(index, int | str) and str(index).isdigit() else 4
 
@@ -134,15 +135,20 @@ class ReasoningViaPlanning(LLMPlanner):
         asked = prompt + "\n" + lead + " "
         groups: dict[str, list[str]] = {}
         answered = 0
-        for _ in range(self.max_answer_rounds):
+        for round_ in range(self.max_answer_rounds):
+            # Each round asks for new samples of the same prompt: without first_sample the
+            # response cache would answer every round with the first round's samples.
             replies = session.ask(user(asked), temperature=self.temperature,
                                   n=self.confidence_samples,
-                                  stop=[f"Question {self.index}.{depth}:"], purpose="answer")
+                                  stop=[f"Question {self.index}.{depth}:"], purpose="answer",
+                                  first_sample=round_ * self.confidence_samples)
             for reply in replies:
                 if not reply.text:
                     continue
                 text = reply.text.split(lead, 1)[-1]
                 text = text.split(f"Question {self.index}.{depth - 1}:", 1)[-1].strip()
+                if reply.truncated and text:
+                    self._truncated_answers.add(text)  # cut at max_tokens
                 plan = reference_answer(text)
                 if plan is None:
                     continue
@@ -182,6 +188,7 @@ class ReasoningViaPlanning(LLMPlanner):
     # -- the search -------------------------------------------------------------------------
 
     def propose(self, task: PlanningTask, session: ModelSession) -> Proposal:
+        self._truncated_answers = set()
         agents = agents_repr(self.toolset)
         question = f"\nQuestion {self.index}: {task.task_desc.strip()}\n"
         prompt = fill(self.prompts.text("rap", "subquestion_subanswer"), agents_list=agents)
@@ -207,4 +214,6 @@ class ReasoningViaPlanning(LLMPlanner):
         final = segments[-1].strip() if segments else chosen
         details = {"rollouts": self.rollouts, "best_reward": None if best is None
                    else round(best_reward, 6), "nodes": len(search.children)}
-        return Proposal(final, user(root.prompt), False, details)
+        # Truncated when the answer it ends with was one the model cut at max_tokens.
+        truncated = any(final.endswith(text) for text in self._truncated_answers)
+        return Proposal(final, user(root.prompt), truncated, details)

@@ -29,6 +29,7 @@ from plancheck.planners.base import Planner, PlanningTask, PlanResult
 
 PREDICTIONS = "predictions.jsonl"
 CONFIG = "config.json"
+LOCK = ".lock"  # held by the running run (plancheck.locks); names its process
 # Fields of config.json that may differ between a run and its resumption (a local server may
 # come back on another port; the model and every setting that shapes answers may not change).
 _VOLATILE = frozenset({"created_at", "limit", "concurrency", "tasks", "plancheck_version",
@@ -57,7 +58,9 @@ class RunSummary:
     skipped: int = 0  # already finished before this run
     done: int = 0  # finished in this run
     errors: int = 0  # finished with a transport or internal error
+    earlier_errors: int = 0  # skipped, but their earlier result is an error
     interrupted: bool = False
+    endpoint_down: str | None = None  # the run stopped: the endpoint refused connections
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
@@ -110,7 +113,9 @@ class ResultsFile:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        # backslashreplace: a lone surrogate in a completion is written as its JSON escape.
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+            "utf-8", "backslashreplace")
         with self._lock:
             assert self._fd is not None, "ResultsFile.open() first"
             written = os.write(self._fd, data)
@@ -137,10 +142,9 @@ def _record_or_none(line: bytes) -> dict[str, Any] | None:
 
 
 def _write_json_atomically(path: Path, value: Any) -> None:
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
+    from plancheck.fileio import write_text_atomically
+
+    write_text_atomically(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _fingerprint(config: dict[str, Any]) -> dict[str, Any]:
@@ -241,6 +245,9 @@ class RunOptions:
     progress: bool = False
     stream: TextIO | None = None  # where progress and notices go (stderr)
     on_record: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
+    # Why the model endpoint cannot be reached now (None: it can), asked when a task failed
+    # because the connection was refused: then the run stops instead of failing every task.
+    endpoint_down: Callable[[], str | None] | None = field(default=None, repr=False)
 
 
 def make_record(result: PlanResult, method: str, model: str | None, prices: Prices | None
@@ -272,6 +279,36 @@ def run_tasks(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
               options: RunOptions) -> RunSummary:
     """Plan every task not yet in ``OUT/predictions.jsonl``; see the module doc."""
     started = time.monotonic()
+    lock = _lock_output(options.out)
+    try:
+        return _run_locked(tasks, factory, options, started)
+    finally:
+        lock.release()
+
+
+def _lock_output(out: Path) -> Any:
+    """Hold ``OUT/.lock`` for the whole run: a second run into the same directory would call
+    the model for the same tasks again and append duplicate records (or, with
+    ``--retry-errors``, replace the file under the first run's open handle)."""
+    from plancheck.locks import FileLock, LockHeld
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(f"cannot create {out}: {error.strerror or error}") from None
+    lock = FileLock(out / LOCK, what=str(out))
+    try:
+        lock.acquire()
+    except LockHeld as error:
+        raise RunError(f"{error}; wait for it to finish (rerunning the same command then "
+                       "resumes), or use another --out") from None
+    except OSError as error:
+        raise RunError(f"cannot lock {out / LOCK}: {error.strerror or error}") from None
+    return lock
+
+
+def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
+                options: RunOptions, started: float) -> RunSummary:
     prepare_output(options.out, options.config)
     results = ResultsFile(options.out / PREDICTIONS)
     results.load(drop_errors=options.retry_errors)
@@ -279,6 +316,9 @@ def run_tasks(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
     already = results.finished
     pending = [t for t in selected if str(t.task_id) not in already]
     summary = RunSummary(total=len(selected), skipped=len(selected) - len(pending))
+    wanted = {str(t.task_id) for t in selected}
+    summary.earlier_errors = sum(1 for r in results.records
+                                 if r.get("error") and str(r["id"]) in wanted)
     work: queue.SimpleQueue[PlanningTask] = queue.SimpleQueue()
     for task in pending:
         work.put(task)
@@ -306,6 +346,12 @@ def run_tasks(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
                 progress.tick(record)
                 if options.on_record is not None:
                     options.on_record(record)
+                if _refused(record) and options.endpoint_down is not None and not stop.is_set():
+                    down = options.endpoint_down()
+                    if down is not None:
+                        summary.endpoint_down = down
+                        stop.set()  # every other task would be refused too
+                        _notice(options, f"stopping: {down}")
         finally:
             close = getattr(planner, "close", None)
             if callable(close):
@@ -343,6 +389,10 @@ def run_tasks(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
     summary.cost_usd = round(sum(costs), 6) if costs else None
     summary.elapsed_s = round(time.monotonic() - started, 3)
     return summary
+
+
+def _refused(record: dict[str, Any]) -> bool:
+    return "refused the connection" in str(record.get("error") or "")
 
 
 def _wait(stopped: list[threading.Event]) -> None:

@@ -78,14 +78,17 @@ class ModelSession:
         stop: list[str] | None = None,
         response_format: dict[str, Any] | None = None,
         purpose: str = "plan",
+        first_sample: int = 0,
     ) -> list[Completion]:
-        """``n`` completions. Raises the client's errors (never plan errors)."""
+        """``n`` completions. Raises the client's errors (never plan errors).
+        ``first_sample``: see :meth:`ChatClient.complete` (re-sampling the same prompt)."""
         from plancheck.planners.client import RequestRejected, TransportError
 
         formats = self._fallbacks(response_format)
         for index, sent in enumerate(formats):
             try:
-                completions = self._call(messages, temperature, n, stop, sent, purpose)
+                completions = self._call(messages, temperature, n, stop, sent, purpose,
+                                         first_sample)
             except (RequestRejected, TransportError) as error:
                 # The server may refuse the structured-output request itself: try a weaker
                 # one. Other failures (a prompt too long, an outage) re-raise.
@@ -121,6 +124,7 @@ class ModelSession:
         stop: list[str] | None,
         response_format: dict[str, Any] | None,
         purpose: str,
+        first_sample: int = 0,
     ) -> list[Completion]:
         before = self.client.usage
         started = time.monotonic()
@@ -134,6 +138,7 @@ class ModelSession:
                 stop=stop,
                 response_format=response_format,
                 max_tokens=self.max_tokens,
+                first_sample=first_sample,
             )
         except Exception as failure:
             error = f"{type(failure).__name__}: {failure}"

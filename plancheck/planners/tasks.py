@@ -20,7 +20,9 @@ class TaskFileError(Exception):
 def load_tasks(path: Path, *, limit: int | None = None
                ) -> tuple[list[PlanningTask], dict[str, list[Any]]]:
     """The first ``limit`` tasks of ``path`` (a file, or a release directory) and their gold."""
-    if path.is_dir():
+    from plancheck.fileio import is_dir
+
+    if is_dir(path):
         path = path / "benchmark.jsonl"
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -40,6 +42,8 @@ def load_tasks(path: Path, *, limit: int | None = None
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise TaskFileError(f"{path}:{number}: not JSON ({error.msg})") from None
+        except (ValueError, RecursionError) as error:  # e.g. an integer of 4,301+ digits
+            raise TaskFileError(f"{path}:{number}: not usable JSON ({error})") from None
         if not isinstance(record, dict) or "task_id" not in record:
             raise TaskFileError(f"{path}:{number}: a task is an object with a `task_id`")
         description = record.get("task_desc")

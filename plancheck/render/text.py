@@ -22,6 +22,7 @@ _COLOURS = {
 }
 _BOLD, _BLUE, _RESET = "\033[1m", "\033[1;34m", "\033[0m"
 _MAX_EXCERPT_COLUMNS = 160
+_CONTEXT_COLUMNS = 40  # shown before a label that lies beyond the first window
 
 
 def use_colour(stream: IO[str]) -> bool:
@@ -85,24 +86,35 @@ class TextRenderer:
         )
         out: list[str] = []
         previous_line = None
+        offset = 0
         for label in labels:
             line_no = label.span.start_line
-            text = index.line_text(line_no)
+            start, end = index.line_bounds(line_no)
+            length = end - start
             if previous_line is not None and line_no > previous_line + 1:
                 out.append(self.paint("...", _BLUE))
             if line_no != previous_line:
+                # The first label of a line is its primary one, if any: the window follows it.
+                offset = _window_start(length, max(label.span.start_col - 1, 0))
+                shown = index.text[start + offset:min(end, start + offset + _MAX_EXCERPT_COLUMNS)]
                 number = str(line_no).rjust(width)
-                out.append(f"{self.paint(number + ' |', _BLUE)} {_clip(text)}")
+                out.append(f"{self.paint(number + ' |', _BLUE)} "
+                           f"{_clip(shown, offset, length)}")
             previous_line = line_no
-            out.append(self._underline(label, text, width, diagnostic.severity))
+            out.append(self._underline(label, length, width, diagnostic.severity, offset))
         return out
 
-    def _underline(self, label: Label, text: str, width: int, severity: Severity) -> str:
+    def _underline(self, label: Label, length: int, width: int, severity: Severity,
+                   offset: int = 0) -> str:
         span = label.span
         start = max(span.start_col - 1, 0)
-        end = span.end_col - 1 if span.end_line == span.start_line else len(text)
+        end = span.end_col - 1 if span.end_line == span.start_line else length
         end = max(end, start + 1)
-        start, end = min(start, _MAX_EXCERPT_COLUMNS), min(end, _MAX_EXCERPT_COLUMNS + 1)
+        lead = 1 if offset else 0  # the "…" that stands for the columns scrolled away
+        start, end = max(start - offset, 0) + lead, max(end - offset, 1) + lead
+        last = _MAX_EXCERPT_COLUMNS + lead
+        start, end = min(start, last), min(end, last + 1)
+        end = max(end, start + 1)
         mark = ("^" if label.primary else "-") * (end - start)
         style = _COLOURS[severity] if label.primary else _BLUE
         message = f" {label.message}" if label.message else ""
@@ -110,8 +122,19 @@ class TextRenderer:
                 f"{self.paint(mark + message, style)}")
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_EXCERPT_COLUMNS else text[:_MAX_EXCERPT_COLUMNS] + "…"
+def _window_start(length: int, column: int) -> int:
+    """The first column shown of a line of ``length`` columns, so that ``column`` (0-based) is
+    in view with some context before it (a JSONL record is one long line; its error may be far
+    to the right)."""
+    if length <= _MAX_EXCERPT_COLUMNS or column < _MAX_EXCERPT_COLUMNS - _CONTEXT_COLUMNS:
+        return 0
+    return max(0, min(column - _CONTEXT_COLUMNS, length - _MAX_EXCERPT_COLUMNS))
+
+
+def _clip(shown: str, offset: int, length: int) -> str:
+    """The shown window of a line, with "…" where columns are left out."""
+    return ("…" if offset else "") + shown + ("…" if offset + _MAX_EXCERPT_COLUMNS < length
+                                              else "")
 
 
 def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int) -> str:

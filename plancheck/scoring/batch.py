@@ -129,39 +129,60 @@ class InputError(Exception):
 
 
 def read_records(path: str) -> Iterator[RawRecord]:
-    """Stream the records of one prediction file (``-`` is standard input, JSONL)."""
+    """Stream the records of one prediction file (``-`` is standard input, JSONL).
+
+    JSONL is read as bytes and decoded a line at a time, so that a line that is not UTF-8 is
+    one format error (with its line number) and the other lines are still scored, from a file
+    and from standard input alike."""
+    import io
     import sys
 
     if path == "-":
-        yield from _jsonl_records(sys.stdin, "<stdin>")
+        yield from _jsonl_records(sys.stdin.buffer, "<stdin>")
         return
     try:
-        handle = open(path, encoding="utf-8-sig")  # noqa: SIM115 - closed in finally below
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally below
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
     try:
         first = _peek(handle)
         if path.lower().endswith(".json") or (
-            first == "[" and not path.lower().endswith((".jsonl", ".ndjson"))
+            first == b"[" and not path.lower().endswith((".jsonl", ".ndjson"))
         ):
-            yield from _json_records(handle, path)
+            yield from _json_records(io.TextIOWrapper(handle, encoding="utf-8-sig"), path)
         else:
             yield from _jsonl_records(handle, path)
     except UnicodeDecodeError as error:
         raise InputError(f"cannot read {path}: not UTF-8 text ({error.reason})") from None
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
     finally:
         handle.close()
 
 
-def _peek(handle: IO[str]) -> str:
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+def _peek(handle: IO[bytes]) -> bytes:
     position = handle.tell()
-    head = handle.read(4096).lstrip()
+    head = handle.read(4096)
     handle.seek(position)
-    return head[:1]
+    if head.startswith(_BOM):
+        head = head[len(_BOM):]
+    return head.lstrip()[:1]
 
 
-def _jsonl_records(handle: Iterable[str], source: str) -> Iterator[RawRecord]:
-    for number, line in enumerate(handle, start=1):
+def _jsonl_records(handle: Iterable[bytes], source: str) -> Iterator[RawRecord]:
+    for number, data in enumerate(handle, start=1):
+        if number == 1 and data.startswith(_BOM):
+            data = data[len(_BOM):]
+        try:
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            yield RawRecord(source, number, text=data.decode("utf-8", "replace"), problem=(
+                f"the line is not UTF-8 text (byte 0x{data[error.start]:02x} at column "
+                f"{error.start + 1})"))
+            continue
         if line.strip():
             yield RawRecord(source, number, text=line)
 
@@ -286,7 +307,9 @@ class ItemScorer:
         try:
             record = raw.value
             if raw.problem is not None:
-                return self._malformed(raw, None, None, raw.problem)
+                if raw.text:  # an undecodable line: its ids may still be read around the bytes
+                    ident, task_id = _salvage_ids(raw.text)
+                return self._malformed(raw, ident, task_id, raw.problem)
             if raw.text is not None:
                 try:
                     record = fast_json.loads(raw.text)
@@ -309,6 +332,10 @@ class ItemScorer:
                 kind, payload = next(
                     (("plan", record[key]) for key in PLAN_FIELDS if key in record), _NONE
                 )
+            if kind is None and self.options.raw:
+                return self._malformed(raw, ident, task_id, (
+                    f"--raw scores `{RAW_FIELD}`, which this record lacks (--raw is for the "
+                    "official *_detailed_predictions.json files)"))
             if kind is None:
                 fields = ", ".join(f"`{f}`" for f in (*COMPLETION_FIELDS, *PLAN_FIELDS, RAW_FIELD))
                 return self._malformed(raw, ident, task_id, f"the record has none of {fields}")
@@ -652,31 +679,55 @@ def _collect(entry: Any, scorer: ItemScorer) -> list[ScoredItem]:
 
 
 class PerItemWriter:
-    """Writes per-item lines; however it is stopped, the file holds only complete lines."""
+    """Writes per-item lines to a temporary file beside ``path``, renamed over it by
+    :meth:`close` (or dropped by :meth:`discard`): an existing file keeps its content until a
+    run has finished, and a failed or interrupted run never leaves it empty or half-written.
+    A lock beside it makes a second run into the same file fail at once (``LockHeld``)."""
 
     def __init__(self, path: str) -> None:
+        from plancheck.fileio import AtomicWriter
+        from plancheck.locks import FileLock, lock_path_for
+
         self.path = path
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(path, "wb")  # noqa: SIM115 - closed by close()
-        self._committed = 0
+        self._lock = FileLock(lock_path_for(path), what=path)
+        self._lock.acquire()
+        try:
+            self._out = AtomicWriter(path)
+        except BaseException:
+            self._lock.release()
+            raise
+        self._closed = False
 
     def write(self, line: str) -> None:
-        data = (line + "\n").encode("utf-8")
-        self._handle.write(data)
-        self._committed += len(data)
+        self._out.write(line + "\n")
 
     def close(self) -> None:
-        if self._handle.closed:
+        """Put the finished file in place."""
+        if self._closed:
             return
-        self._handle.flush()
-        self._handle.truncate(self._committed)
-        self._handle.close()
+        self._closed = True
+        try:
+            self._out.commit()
+        finally:
+            self._lock.release()
+
+    def discard(self) -> None:
+        """Leave ``path`` as it was before this run."""
+        if self._closed:
+            return
+        self._closed = True
+        self._out.discard()
+        self._lock.release()
 
     def __enter__(self) -> PerItemWriter:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *_exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.discard()
 
 
 # --------------------------------------------------------------------------- summary
@@ -775,9 +826,9 @@ class Summary:
         self, gold: GoldIndex | None = None, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
     ) -> dict[str, Any]:
         def rate(name: str, k: int, n: int) -> dict[str, Any]:
-            return estimate_rate(
-                k, n, resamples=resamples, seed=seed, name=f"{self.name}:{name}"
-            ).to_dict()
+            # Keyed by the metric, not by the file's name: the interval of the same counts must
+            # not change with how a path is spelt (and `report --ci` gives the same).
+            return estimate_rate(k, n, resamples=resamples, seed=seed, name=name).to_dict()
 
         rates = self.rates
         fpof = self.fpof  # (each of these counts is added up from the tally when asked for)
@@ -825,13 +876,13 @@ class Summary:
             }
         if self.f1:
             document["taskbench"] = {
-                name: _mean(self.f1[name], resamples, seed, f"{self.name}:{name}")
+                name: _mean(self.f1[name], resamples, seed, name)
                 for name in TASKBENCH_METRICS
                 if name in self.f1
             }
         if self.trajectory:
             document["trajectory"] = {
-                name: _mean(values, resamples, seed, f"{self.name}:traj:{name}")
+                name: _mean(values, resamples, seed, f"traj:{name}")
                 for name, values in sorted(self.trajectory.items())
             }
         return document

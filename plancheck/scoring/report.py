@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from plancheck.fileio import is_dir, is_file
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_rate
 from plancheck.scoring.gold import COMPOSITIONS, GoldIndex, fpof_category
 
@@ -140,15 +141,30 @@ class Results:
 
 
 def per_item_files(results_dir: Path) -> Iterator[tuple[str, str, Path]]:
-    """``(model, method, path)`` of every ``<model>/<method>/per_item.jsonl``."""
-    for path in sorted(results_dir.glob(f"*/*/{PER_ITEM_NAME}")):
-        yield path.parent.parent.name, path.parent.name, path
+    """``(model, method, path)`` of every ``<model>/<method>/per_item.jsonl``. A directory
+    that cannot be read is a :class:`ReportError` (``Path.glob`` would skip it in silence and
+    the tables would lack its runs)."""
+    import os
+
+    def listing(directory: Path) -> list[str]:
+        try:
+            return sorted(os.listdir(directory))
+        except OSError as error:
+            raise ReportError(f"cannot read {directory}: {error.strerror or error}") from None
+
+    for model in listing(results_dir):
+        if model.startswith(".") or not is_dir(results_dir / model):
+            continue
+        for method in listing(results_dir / model):
+            path = results_dir / model / method / PER_ITEM_NAME
+            if not method.startswith(".") and is_dir(path.parent) and is_file(path):
+                yield model, method, path
 
 
 def load_results(results_dir: str | Path, gold: GoldIndex | None = None) -> Results:
     """Read every per-item file under ``results_dir`` (streaming, line by line)."""
     root = Path(results_dir)
-    if not root.is_dir():
+    if not is_dir(root):
         raise ReportError(f"{root} is not a directory")
     results = Results(has_gold=gold is not None)
     files = list(per_item_files(root))
@@ -213,6 +229,8 @@ class _Settings:
     seed: int
 
     def rate(self, k: int, n: int, name: str) -> Estimate:
+        # The random stream is keyed by the metric alone (never by a model, method or path), so
+        # the same counts give the same interval here and in `plancheck score`.
         return estimate_rate(k, n, resamples=self.resamples, seed=self.seed, name=name)
 
 
@@ -253,7 +271,7 @@ def _em_table(results: Results, s: _Settings) -> Table:
         row: list[Any] = [model]
         for method in methods:
             run = results.runs.get((model, method))
-            row.append(s.rate(run.em, run.n, f"em:{model}:{method}") if run else None)
+            row.append(s.rate(run.em, run.n, "em") if run else None)
         rows.append(row)
     return Table(
         "em",
@@ -286,7 +304,7 @@ def _fpof_table(results: Results, s: _Settings) -> Table:
                 category,
                 *(
                     s.rate(
-                        sum(pooled[m].fpof[k] for k in kinds), failures[m], f"fpof:{category}:{m}"
+                        sum(pooled[m].fpof[k] for k in kinds), failures[m], f"cat:{category}"
                     )
                     for m in methods
                 ),
@@ -300,7 +318,7 @@ def _fpof_table(results: Results, s: _Settings) -> Table:
                     [
                         f"{SUBCATEGORY_MARK}{FPOF_NAMES[kind]}",
                         *(
-                            s.rate(pooled[m].fpof[kind], failures[m], f"fpof:{kind}:{m}")
+                            s.rate(pooled[m].fpof[kind], failures[m], f"fpof:{kind}")
                             for m in methods
                         ),
                     ]
@@ -326,17 +344,16 @@ def _tool_vs_em_table(results: Results, s: _Settings) -> Table:
             run = results.runs.get((model, method))
             if run is None:
                 continue
-            key = f"{model}:{method}"
             rows.append(
                 [
                     model,
                     _method_name(method),
-                    s.rate(run.tool_acc, run.n, f"tool:{key}"),
-                    s.rate(run.em, run.n, f"em:{key}"),
-                    s.rate(run.tool_acc - run.em, run.n, f"gap:{key}"),
-                    s.rate(run.param_acc, run.n, f"param:{key}"),
-                    s.rate(run.dep_acc, run.n, f"dep:{key}"),
-                    s.rate(run.exec_equiv, run.exec_n, f"exec:{key}"),
+                    s.rate(run.tool_acc, run.n, "tool_acc"),
+                    s.rate(run.em, run.n, "em"),
+                    s.rate(run.tool_acc - run.em, run.n, "gap"),
+                    s.rate(run.param_acc, run.n, "param_acc"),
+                    s.rate(run.dep_acc, run.n, "dep_acc"),
+                    s.rate(run.exec_equiv, run.exec_n, "exec_equiv"),
                     str(run.n),
                 ]
             )
@@ -367,7 +384,7 @@ def _gap_table(results: Results, s: _Settings) -> Table:
             [
                 _method_name(method),
                 Estimate(mean, None, None, len(gaps)) if mean is not None else None,
-                s.rate(pooled.tool_acc - pooled.em, pooled.n, f"gap:{method}"),
+                s.rate(pooled.tool_acc - pooled.em, pooled.n, "gap"),
                 str(len(gaps)),
             ]
         )
@@ -398,7 +415,7 @@ def _depth_table(results: Results, s: _Settings, cap: int) -> Table:
         tasks = 0
         for method in methods:
             cell = cells.get((label, method))
-            row.append(s.rate(cell.em, cell.n, f"depth:{label}:{method}") if cell else None)
+            row.append(s.rate(cell.em, cell.n, "em") if cell else None)
             tasks += cell.n if cell else 0
         rows.append([*row, str(tasks)])
     notes = ["depth = number of steps of the gold plan; EM micro-averaged over models"]
@@ -426,7 +443,7 @@ def _composition_table(results: Results, s: _Settings) -> Table:
                     tally.merge(part)
             count += tally.n
             row.append(
-                s.rate(tally.em, tally.n, f"comp:{composition}:{method}") if tally.n else None
+                s.rate(tally.em, tally.n, "em") if tally.n else None
             )
         rows.append([*row, str(count)])
     return Table(

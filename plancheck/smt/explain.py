@@ -48,6 +48,7 @@ from plancheck.smt.repair import (
     producer_positions,
     repair_plan,
     timeout_diagnostic,
+    too_large_diagnostic,
 )
 
 __all__ = [
@@ -62,6 +63,10 @@ __all__ = [
 ]
 
 MAX_CORES = 8
+# (consumer input, earlier step, output key) triples the encoding would weigh: past this, the
+# explanation is a PC405 at once (building that many constraints would outlast any time limit
+# and its memory grows with them).
+MAX_EXPLAIN_CANDIDATES = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +92,10 @@ class _Encoding:
     hold, whatever the rest of the plan is changed to".
     """
 
-    def __init__(self, plan: Plan, toolset: Toolset) -> None:
+    def __init__(self, plan: Plan, toolset: Toolset, deadline: Deadline | None = None) -> None:
         self.plan = plan
         self.toolset = toolset
+        self.deadline = deadline
         self.by_number = producer_positions(plan)
         self.facts: list[Fact] = []
         self.meanings: list[Any] = []
@@ -103,7 +109,15 @@ class _Encoding:
                 named.extend(k for k in keys if k not in named)
         self.keys = [*named, OTHER]
         self.key_ids = {k: i for i, k in enumerate(self.keys)}
-        self._build()
+
+    @property
+    def size(self) -> int:
+        """The read candidates :meth:`build` weighs (quadratic in the steps)."""
+        return sum(len(step.args) * step.position for step in self.plan.steps) * len(self.keys)
+
+    def _tick(self) -> None:
+        if self.deadline is not None:
+            self.deadline.check()
 
     def _key(self, name: str) -> int:
         return self.key_ids.get(name, self.key_ids[OTHER])
@@ -131,20 +145,25 @@ class _Encoding:
                 return True
         return False
 
-    def _build(self) -> None:
+    def build(self) -> _Encoding:
         steps = self.plan.steps
         self.top = [z3.Bool(f"top_{s.position}") for s in steps]
         self.uses: dict[tuple[int, int], Any] = {}
         self.bindings: dict[tuple[int, str], tuple[Any, Any, Any]] = {}
         last_key = len(self.keys) - 1
         for step in steps:
+            self._tick()
             p = step.position
             if step.tool is None:
                 self.hard.append(self.top[p])
+            # Variables are named by the argument's index, not its name: Z3 takes names as
+            # UTF-8, and a JSON key may hold a lone surrogate ("\udc80") that UTF-8 cannot.
+            numbers: dict[str, int] = {}
             for argument in step.args:
-                is_ref = z3.Bool(f"ref_{p}_{argument.name}")
-                source = z3.Int(f"src_{p}_{argument.name}")
-                key = z3.Int(f"key_{p}_{argument.name}")
+                a = numbers.setdefault(argument.name, len(numbers))
+                is_ref = z3.Bool(f"ref_{p}_{a}")
+                source = z3.Int(f"src_{p}_{a}")
+                key = z3.Int(f"key_{p}_{a}")
                 self.bindings[(p, argument.name)] = (is_ref, source, key)
                 if p == 0:
                     self.hard.append(z3.Not(is_ref))
@@ -152,6 +171,7 @@ class _Encoding:
                 self.hard.append(z3.Implies(is_ref, z3.And(
                     source >= 0, source < p, key >= 0, key <= last_key)))
                 for q in range(p):
+                    self._tick()
                     producer = steps[q]
                     for k, name in enumerate(self.keys):
                         if self._can_read(producer, name, step, argument.name):
@@ -167,6 +187,7 @@ class _Encoding:
                     z3.And(self.bindings[(p, a.name)][0], self.bindings[(p, a.name)][1] == q)
                     for a in step.args]) if step.args else z3.BoolVal(False)
         for step in steps:
+            self._tick()
             self._step_facts(step)
         limit = self.toolset.max_predecessors
         if limit is not None and self.uses:
@@ -174,6 +195,7 @@ class _Encoding:
                               for q in range(s.position)]) <= limit
                       for s in steps if s.position > 0]
             self._fact(Fact("limit", -1), z3.And(*bounds))
+        return self
 
     def _fact(self, fact: Fact, meaning: Any) -> None:
         self.facts.append(fact)
@@ -249,9 +271,15 @@ class _Cores:
     def __init__(self, encoding: _Encoding, deadline: Deadline) -> None:
         self.deadline = deadline
         self.solver = z3.Solver()
-        self.solver.add(*encoding.hard)
+        # In slices, checking the time between them: adding tens of thousands of constraints
+        # takes seconds of its own, which no solver timeout covers.
+        for first in range(0, len(encoding.hard), 2000):
+            deadline.check()
+            self.solver.add(*encoding.hard[first:first + 2000])
         self.flags = [z3.Bool(f"fact_{i}") for i in range(len(encoding.facts))]
-        for flag, meaning in zip(self.flags, encoding.meanings, strict=True):
+        for i, (flag, meaning) in enumerate(zip(self.flags, encoding.meanings, strict=True)):
+            if i % 200 == 0:
+                deadline.check()
             self.solver.add(z3.Implies(flag, meaning))
         self.index = {str(flag): i for i, flag in enumerate(self.flags)}
 
@@ -318,9 +346,16 @@ def explain_conflicts(plan: Plan, toolset: Toolset, *, timeout_ms: int = DEFAULT
     """One ``PC404`` per minimal set of conflicting facts (empty when the plan is consistent);
     ``PC405`` when the solver runs out of time. The first ``PC404`` carries the minimum-edit
     repair of the whole plan as a suggestion."""
+    if [s.position for s in plan.steps] != list(range(len(plan.steps))):
+        # Some steps could not be read (e.g. a string where a step object belongs): the
+        # encoding indexes steps by position, and those errors are reported already.
+        return []
     deadline = Deadline(timeout_ms)
+    encoding = _Encoding(plan, toolset, deadline)
+    if encoding.size > MAX_EXPLAIN_CANDIDATES:
+        return [too_large_diagnostic(plan, "explanation", encoding.size, MAX_EXPLAIN_CANDIDATES)]
     try:
-        encoding = _Encoding(plan, toolset)
+        encoding.build()
         cores = _Cores(encoding, deadline).enumerate(max_cores)
     except SolverTimeout:
         return [timeout_diagnostic(plan, "explanation", timeout_ms)]

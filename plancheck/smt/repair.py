@@ -160,6 +160,35 @@ class Deadline:
             raise SolverTimeout
         return left
 
+    def check(self) -> None:
+        """Raise :class:`SolverTimeout` once the time is up. Building constraints in Python is
+        not interrupted by Z3's timeout, so loops that build them call this as they go."""
+        if time.monotonic() >= self.end:
+            raise SolverTimeout
+
+
+# Work a repair may take on before it starts: (step, input, earlier output) triples examined.
+# Past it the answer is a PC405 at once (the plan is too large), not seconds of building
+# constraints that the time limit would cut anyway; memory stays bounded with it.
+MAX_REPAIR_CANDIDATES = 500_000
+
+
+def too_large_diagnostic(plan: Plan, what: str, size: int, limit: int) -> Diagnostic:
+    return make(
+        "PC405",
+        f"the plan is too large for the constraint solver's {what} ({len(plan.steps)} steps, "
+        f"about {size:,} candidate bindings; the limit is {limit:,})",
+        primary=plan.span,
+        label=f"no {what} computed",
+        notes=["every other check still ran; split the plan to have it explained or repaired"],
+        data={"task": what, "size": size, "limit": limit},
+    )
+
+
+def repair_size(plan: Plan) -> int:
+    """The (consumer input, earlier step) pairs a repair weighs: quadratic in the steps."""
+    return sum(max(len(step.args), 1) * step.position for step in plan.steps)
+
 
 def timeout_diagnostic(plan: Plan, what: str, timeout_ms: int) -> Diagnostic:
     return make(
@@ -289,8 +318,10 @@ class _Drafter:
     def outputs_before(self, position: int) -> list[tuple[int, Param]]:
         return [(d.step.position, o) for d in self.drafts[:position] for o in d.tool.outputs]
 
-    def fill(self) -> None:
+    def fill(self, deadline: Deadline | None = None) -> None:
         for draft in self.drafts:
+            if deadline is not None:
+                deadline.check()
             for slot in draft.slots:
                 slot.options = self.options(draft, slot)
 
@@ -364,6 +395,7 @@ def _solve(drafts: list[_StepDraft], plan: Plan, toolset: Toolset, deadline: Dea
     optimizer.set("timeout", deadline.remaining_ms())
     chosen: dict[tuple[int, int, int], Any] = {}
     for draft in drafts:
+        deadline.check()
         p = draft.step.position
         edges: dict[int, list[Any]] = {}
         pairs: dict[tuple[int, str], list[Any]] = {}
@@ -407,6 +439,7 @@ def _solve(drafts: list[_StepDraft], plan: Plan, toolset: Toolset, deadline: Dea
             if any((q, k) not in pairs for k in keys):
                 terms.append(z3.BoolVal(False))
         optimizer.add_soft(z3.And(*terms), W_CONTENT, id="repair")
+    optimizer.set("timeout", deadline.remaining_ms())  # what building the constraints left
     answer = optimizer.check()
     if answer == z3.unknown:
         raise SolverTimeout
@@ -681,6 +714,10 @@ def repair_plan(plan: Plan, toolset: Toolset, *, timeout_ms: int = DEFAULT_TIMEO
         return RepairResult("unrepairable", None, diagnostics=(make(
             "PC112", "an empty plan cannot be repaired", primary=plan.span, label="empty"),))
     deadline = Deadline(timeout_ms)
+    size = repair_size(plan)
+    if size > MAX_REPAIR_CANDIDATES:
+        return RepairResult("timeout", None, diagnostics=(
+            too_large_diagnostic(plan, "repair", size, MAX_REPAIR_CANDIDATES),))
     drafts: list[_StepDraft] = []
     for step in plan.steps:
         tool, cost = _choose_tool(step, toolset)
@@ -690,8 +727,8 @@ def repair_plan(plan: Plan, toolset: Toolset, *, timeout_ms: int = DEFAULT_TIMEO
                 primary=step.tool_span, label="no repair found",
                 data={"position": step.position}),))
         drafts.append(_draft_step(step, tool, cost))
-    _Drafter(plan, toolset, drafts).fill()
     try:
+        _Drafter(plan, toolset, drafts).fill(deadline)
         picks = _solve(drafts, plan, toolset, deadline)
     except SolverTimeout:
         return RepairResult("timeout", None,

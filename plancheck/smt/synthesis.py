@@ -153,7 +153,8 @@ class _Layer:
                     sources += [_Source("output", q, u, o.name)
                                 for q in range(i) for u, producer in enumerate(tools)
                                 for o in producer.outputs if output_fits(o, param, toolset)]
-                    pick = z3.Int(f"c_{i}_{t}_{param.name}")
+                    # Named by index: Z3 names are UTF-8, a toolset's names need not be.
+                    pick = z3.Int(f"c_{i}_{t}_{len(self.choice)}")
                     self.choice[(i, t, param.name)] = (pick, sources)
                     if not sources:
                         self.solver.add(z3.Not(chosen))

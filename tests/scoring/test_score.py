@@ -368,9 +368,11 @@ def test_interrupt_leaves_only_complete_lines(
         env={**os.environ, "NO_COLOR": "1"},
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (
-        not per_item.exists() or per_item.stat().st_size < 200_000
-    ):
+
+    def written() -> int:  # the lines go to a temporary file, renamed into place at the end
+        return sum(p.stat().st_size for p in tmp_path.glob(".per_item.jsonl.*.tmp"))
+
+    while time.monotonic() < deadline and written() < 200_000:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)

@@ -77,7 +77,7 @@ def _extracted(value: Any, file: str, start: int, end: int, where: str, how: str
 def _decode_at(text: str, index: int) -> tuple[Any, int] | None:
     try:
         return _DECODER.raw_decode(text, index)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
         return None
 
 
@@ -245,7 +245,7 @@ def _strict_failure(text: str, file: str) -> Extraction:
                 )
             ]
         )
-    except RecursionError:
+    except (ValueError, RecursionError):  # too deep, or an integer of 4,301+ digits
         pass
     return _nothing_found(text, file)
 

@@ -1,0 +1,199 @@
+"""File-system helpers that never raise on an unreadable path: safe predicates, a directory walk
+that reports what it cannot enter, and atomic writes (temporary file + rename).
+
+On Python 3.11 ``Path.is_dir()`` and ``Path.exists()`` raise ``PermissionError`` for a path
+inside a directory that cannot be entered, and ``Path.rglob`` skips such directories without a
+word; the helpers here turn both into answers and ``PC001`` diagnostics. This module imports
+nothing from plancheck but the diagnostics model, so any layer may use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import IO
+
+from plancheck.diagnostics.model import Diagnostic, make
+
+__all__ = [
+    "AtomicWriter",
+    "Walk",
+    "is_dir",
+    "is_file",
+    "path_exists",
+    "reason",
+    "walk_files",
+    "write_text_atomically",
+]
+
+
+def reason(error: OSError) -> str:
+    """The human part of an OS error (``Permission denied``), without the errno prefix."""
+    return error.strerror or str(error)
+
+
+def _stat(path: str | os.PathLike[str]) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):  # ValueError: an embedded NUL byte
+        return None
+
+
+def is_dir(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a directory; False (never an exception) when it cannot be told."""
+    found = _stat(path)
+    return found is not None and stat.S_ISDIR(found.st_mode)
+
+
+def is_file(path: str | os.PathLike[str]) -> bool:
+    found = _stat(path)
+    return found is not None and stat.S_ISREG(found.st_mode)
+
+
+def path_exists(path: str | os.PathLike[str]) -> bool:
+    return _stat(path) is not None
+
+
+# --------------------------------------------------------------------------- directory walk
+
+
+@dataclass(slots=True)
+class Walk:
+    """What a directory walk found: files in sorted order, and what it could not read."""
+
+    files: list[str] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+
+
+def _problem(path: str, message: str) -> Diagnostic:
+    return make("PC001", message, data={"path": path}).with_context(file=path, record=None)
+
+
+def walk_files(root: str, suffixes: Iterable[str]) -> Walk:
+    """The files below ``root`` whose name ends with one of ``suffixes`` (case-insensitive),
+    skipping hidden entries, in sorted order. A directory that cannot be listed and a symbolic
+    link that leads back into the walk (a loop) become ``PC001`` diagnostics, never silence."""
+    wanted = tuple(s.lower() for s in suffixes)
+    walk = Walk()
+    # Directories are identified by (device, inode) so that a link loop is seen at once.
+    seen: set[tuple[int, int]] = set()
+
+    def visit(directory: str, identity: tuple[int, int]) -> None:
+        seen.add(identity)
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as error:
+            walk.problems.append(_problem(directory, f"cannot read directory {directory}: "
+                                                     f"{reason(error)}"))
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                info = entry.stat()  # follows links
+            except OSError as error:
+                if error.errno == errno.ELOOP:
+                    walk.problems.append(_problem(entry.path, f"cannot read {entry.path}: "
+                                                              "symbolic link loop"))
+                elif not entry.is_symlink() or error.errno != errno.ENOENT:
+                    walk.problems.append(_problem(entry.path, f"cannot read {entry.path}: "
+                                                              f"{reason(error)}"))
+                continue  # a dangling link names nothing to check
+            if stat.S_ISDIR(info.st_mode):
+                key = (info.st_dev, info.st_ino)
+                if key in seen:
+                    walk.problems.append(_problem(
+                        entry.path, f"skipped {entry.path}: a symbolic link loop (it leads "
+                                    "back to a directory already being walked)"))
+                    continue
+                visit(entry.path, key)
+                seen.discard(key)
+            elif stat.S_ISREG(info.st_mode) and entry.name.lower().endswith(wanted):
+                walk.files.append(entry.path)
+
+    top = _stat(root)
+    if top is None:
+        walk.problems.append(_problem(root, f"cannot read directory {root}"))
+        return walk
+    visit(root, (top.st_dev, top.st_ino))
+    return walk
+
+
+# --------------------------------------------------------------------------- atomic writes
+
+
+def _mode_for(path: str) -> int:
+    """Keep an existing file's permissions; a new one gets 0666 less the umask."""
+    found = _stat(path)
+    if found is not None:
+        return found.st_mode & 0o777
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+class AtomicWriter:
+    """A text file written through a temporary file beside it, renamed over ``path`` only by
+    :meth:`commit`: until then (and for ever, after :meth:`discard` or a crash) an existing
+    ``path`` keeps its old content."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        directory = os.path.dirname(os.path.abspath(self.path))
+        handle, self._temporary = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".tmp")
+        # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
+        self.handle: IO[str] = os.fdopen(handle, "w", encoding="utf-8", newline="",
+                                         errors="backslashreplace")
+        self._done = False
+
+    def write(self, text: str) -> None:
+        self.handle.write(text)
+
+    def commit(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        try:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+            os.chmod(self._temporary, _mode_for(self.path))
+            os.replace(self._temporary, self.path)
+        except BaseException:
+            self._remove()
+            raise
+
+    def discard(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        with contextlib.suppress(OSError):
+            self.handle.close()
+        self._remove()
+
+    def _remove(self) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self._temporary)
+
+    def __enter__(self) -> AtomicWriter:
+        return self
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` all at once (raises ``OSError`` when it cannot)."""
+    with AtomicWriter(path) as out:
+        out.write(text)
+

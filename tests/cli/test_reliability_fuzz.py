@@ -1,0 +1,173 @@
+"""A fuzz of the whole command line: every subcommand, on files, standard input and
+directories (empty, with unreadable entries, link loops, dangling links), with huge integers,
+undecodable bytes and damaged JSON. No run may end in "internal error" or a traceback.
+
+Each run's output is also kept in a corpus directory (``PLANCHECK_FUZZ_OUT``, else a temporary
+one), so that ``rg "internal error" $PLANCHECK_FUZZ_OUT`` can be run over it afterwards.
+(Permission errors need a second user; tests/test_reliability_inputs.py covers them.)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plancheck.cli import main
+from tests.strategies import json_values
+from tests.support.samples import FOG_CHAIN
+
+BIG = "9" * 4400
+
+_SETTINGS = settings(max_examples=int(os.environ.get("PLANCHECK_FUZZ_EXAMPLES", "80")),
+                     deadline=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                            HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Iterator[Path]:
+    kept = os.environ.get("PLANCHECK_FUZZ_OUT")
+    path = Path(kept) if kept else Path(tempfile.mkdtemp(prefix="plancheck-fuzz-"))
+    path.mkdir(parents=True, exist_ok=True)
+    yield path
+    if not kept:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _damaged(text: str, cut: int) -> str:
+    return text[: max(1, len(text) - cut)]
+
+
+contents = st.one_of(
+    st.builds(lambda v: json.dumps(v).encode(), json_values),
+    st.builds(lambda v: (json.dumps(FOG_CHAIN)[:-1] + f", {v}]").encode(),
+              st.sampled_from([BIG, "-" + BIG, "1e999", "NaN", "[[[[[[[[", '"x"'])),
+    st.builds(lambda n, v: b"\n".join(
+        json.dumps({"task_id": i, "plan": FOG_CHAIN}).encode() if i != n
+        else v for i in range(3)) + b"\n",
+        st.integers(0, 3),
+        st.sampled_from([b'{"task_id": 9, "n": ' + BIG.encode() + b"}", b"caf\xe9 \xff",
+                         b"{", b"[]", b"null", b'{"task_id": null, "completion": 5}'])),
+    st.builds(lambda cut: _damaged(json.dumps(FOG_CHAIN), cut).encode(), st.integers(1, 80)),
+    st.just(b'[{"agent": "X\\udc80", "step": 0, "dependence": [-1], "inputs": '
+            b'{"a\\udc81": "x"}, "outputs": ["y\\ud800"]}]'),  # lone surrogates, escaped
+    st.binary(max_size=64),
+    st.text(max_size=120).map(str.encode),
+    st.just(b""),
+)
+
+suffixes = st.sampled_from([".json", ".jsonl", ".txt", ".wf", ""])
+
+
+@st.composite
+def layouts(draw: st.DrawFn) -> dict[str, Any]:
+    """Where the input lives: a file, standard input, a directory, or nowhere."""
+    kind = draw(st.sampled_from(["file", "stdin", "dir", "empty-dir", "loop-dir", "missing"]))
+    return {"kind": kind, "content": draw(contents), "suffix": draw(suffixes),
+            "extra": draw(contents)}
+
+
+def _materialise(root: Path, layout: dict[str, Any]) -> tuple[str, bytes | None]:
+    """The path argument (or ``-``) and the bytes for standard input."""
+    kind, content, suffix = layout["kind"], layout["content"], layout["suffix"]
+    if kind == "stdin":
+        return "-", content
+    if kind == "missing":
+        return str(root / f"missing{suffix}"), None
+    if kind == "file":
+        path = root / f"input{suffix}"
+        path.write_bytes(content)
+        return str(path), None
+    folder = root / "plans"
+    folder.mkdir()
+    if kind == "empty-dir":
+        return str(folder), None
+    (folder / f"a{suffix or '.json'}").write_bytes(content)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "b.jsonl").write_bytes(layout["extra"])
+    (folder / "dangling.json").symlink_to(root / "nowhere.json")
+    if kind == "loop-dir":
+        (folder / "sub" / "up").symlink_to(folder, target_is_directory=True)
+        (folder / "self.json").symlink_to(folder / "self.json")
+    return str(folder), None
+
+
+def _commands(target: str, root: Path) -> list[list[str]]:
+    gold = root / "gold.json"
+    gold.write_text(json.dumps(FOG_CHAIN))
+    return [
+        ["check", target, "--format", "json"],
+        [target, "--quiet"],
+        ["check", "--explain", "--timeout-ms", "300", target],
+        ["fmt", target, "--to", "dsl"],
+        ["fmt", "--to", "json", target],
+        ["fix", target, "--timeout-ms", "300"],
+        ["compile", "--to", "python", target],
+        ["score", target, "--gold", str(gold), "--bootstrap", "0",
+         "--per-item", str(root / "items.jsonl")],
+        ["score", "--gold", target, str(gold), "--bootstrap", "0"],
+        ["toolset", "show", "--tools", target],
+        ["toolset", "lint", target],
+        ["report", target],
+        ["plan", "--method", "shortest_path", "--tasks", target, "--out", str(root / "out"),
+         "--no-progress"],
+        ["check", "--gold", target, str(gold)],
+    ]
+
+
+def _run(argv: list[str], stdin: bytes | None, monkeypatch: pytest.MonkeyPatch,
+         capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin),
+                                                           encoding="utf-8",
+                                                           errors="surrogateescape"))
+    try:
+        code = main(argv)
+    finally:
+        out, err = capsys.readouterr()
+    return code, out, err
+
+
+@_SETTINGS
+@given(layout=layouts(), command=st.integers(0, 13))
+def test_no_input_is_an_internal_error(layout: dict[str, Any], command: int, corpus: Path,
+                                       monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        target, stdin = _materialise(root, layout)
+        argv = _commands(target, root)[command]
+        with monkeypatch.context() as patch:
+            patch.chdir(root)
+            code, out, err = _run(argv, stdin, patch, capsys)
+    record = {"argv": argv, "layout": layout["kind"], "code": code, "out": out[-4000:],
+              "err": err[-4000:]}
+    with (corpus / "outputs.jsonl").open("a", encoding="utf-8") as log:
+        log.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
+    assert code in (0, 1, 2, 130), record
+    assert "internal error" not in out + err, record
+    assert "Traceback" not in out + err, record
+
+
+def test_the_corpus_holds_no_internal_error(corpus: Path) -> None:
+    """The acceptance check, over everything this module's fuzz wrote (runs after it)."""
+    log = corpus / "outputs.jsonl"
+    if not log.exists():
+        pytest.skip("the fuzz test did not run in this session")
+    text = log.read_text(encoding="utf-8")
+    assert text.count("\n") >= 1
+    assert "internal error" not in text
