@@ -28,11 +28,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import Literal, Param, Step, ToolSignature, TypeDecl
 
 TYPE_KEYWORD = "x-plancheck-type"
@@ -66,7 +67,7 @@ SCHEMA_TYPE_OF_KIND = {
     "List": "array", "Object": "object", "Null": "null",
 }
 # Keywords that describe a parameter without constraining its values.
-_ANNOTATIONS = frozenset({"description", "title", "examples", "default", "$comment",
+_ANNOTATIONS = frozenset({"description", "title", "examples", "$comment",
                           "deprecated", "readOnly", "writeOnly"})
 
 
@@ -158,7 +159,8 @@ def param_from_schema(name: str, schema: Any, *, required: bool, output: bool = 
     carried = schema.get(TYPE_KEYWORD)
     polymorphic = output and schema.get(POLYMORPHIC_KEYWORD) is True
     constraints = constraints_of(schema)
-    if isinstance(carried, str) and carried and constraints in ({}, {"type": "string"}):
+    if isinstance(carried, str) and carried and \
+            {k: v for k, v in constraints.items() if k != "default"} in ({}, {"type": "string"}):
         return Param(name, carried, required, doc, polymorphic=polymorphic)
     type_name = carried if isinstance(carried, str) and carried else schema_kind(schema)
     return SchemaParam(name, type_name, required, doc, polymorphic=polymorphic,
@@ -187,12 +189,41 @@ def param_to_schema(param: Param, *, extensions: bool = True) -> dict[str, Any]:
 # --------------------------------------------------------------------------- literal values
 
 
+class _Hole(str):
+    """The place of a reference nested in a literal: it satisfies any schema (the reference
+    is resolved and checked by itself). A string, so a diagnostic's data still serialises."""
+
+    __slots__ = ()
+
+
+def with_holes(value: Any, nested: Iterable[tuple[str, object]]) -> Any:
+    """A copy of ``value`` with a hole at each JSON pointer of ``nested`` (pointers relative
+    to ``value``; what they point at is not looked at)."""
+    holes = [pointer for pointer, _ in nested]
+    if not holes:
+        return value
+    return _fill(value, "", set(holes))
+
+
+def _fill(value: Any, pointer: str, holes: set[str]) -> Any:
+    if pointer in holes:
+        return _Hole("<reference>")
+    if isinstance(value, list):
+        return [_fill(item, f"{pointer}/{i}", holes) for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _fill(v, f"{pointer}/{escape_pointer(str(k))}", holes)
+                for k, v in value.items()}
+    return value
+
+
 def schema_problem(value: Any, schema: Any, where: str = "") -> str | None:
     """Why ``value`` does not satisfy ``schema`` (``None`` when it does).
 
     A small validator for the keywords tool schemas use; keywords it does not know are ignored
     (so an unusual schema can only make plancheck say less, never raise a false error).
     """
+    if isinstance(value, _Hole):
+        return None
     if not isinstance(schema, Mapping):
         return None if schema is not False else f"{where or 'the value'} is not allowed"
     label = where or "the value"
@@ -246,8 +277,10 @@ def _type_problem(value: Any, schema: Mapping[str, Any], label: str) -> str | No
         if wanted == "Integer" and actual == "Number" and float(value).is_integer():
             return None
     expected = " or ".join(str(n) for n in names)
-    return f"{label} must be {_article(expected)}, found {SCHEMA_TYPE_OF_KIND[actual]} " \
-        f"{_preview(value)}"
+    # null and the booleans say their kind themselves ("found null", not "found null null").
+    found = _preview(value) if actual in ("Null", "Boolean") else \
+        f"{SCHEMA_TYPE_OF_KIND[actual]} {_preview(value)}"
+    return f"{label} must be {_article(expected)}, found {found}"
 
 
 def _number_problem(value: float, schema: Mapping[str, Any], label: str) -> str | None:
@@ -330,10 +363,22 @@ def _preview(value: Any, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def passes_as_default(value: Any, param: Param) -> bool:
+    """Whether ``value`` is what leaving the parameter out means: its declared ``default``,
+    or ``null`` for an optional parameter (how generated code and BFCL's answers spell
+    "not given"). Either is accepted whatever the rest of the schema says."""
+    if value is None and not param.required:
+        return True
+    if not isinstance(param, SchemaParam) or '"default"' not in param.schema_text:
+        return False
+    schema = param.schema
+    return "default" in schema and _same(value, schema["default"])
+
+
 def schema_literal_diagnostic(step: Step, literal: Literal, param: Param, tool: ToolSignature
                               ) -> Diagnostic | None:
     """``PC302`` when a literal argument does not satisfy its parameter's JSON Schema."""
-    if not isinstance(param, SchemaParam):
+    if not isinstance(param, SchemaParam) or passes_as_default(literal.value, param):
         return None
     problem = schema_problem(literal.value, param.schema, f"`{param.name}`")
     if problem is None:
