@@ -170,6 +170,11 @@ _ALL = [
     _c("PC304", "undeclared-flow", W, "The workflow graph declares no flow between these tools.",
        "The toolset's declared flows (the official workflow graph) do not list the producing "
        "tool as a source for the consuming tool. Types stay authoritative; this is a warning."),
+    _c("PC305", "numeric-string", N, "A number is written as a numeric string.",
+       "The parameter's JSON Schema asks for a number (or an integer) and the argument is a "
+       "string that reads as one (\"38.0\"). Most tool runtimes convert it, and corpora write "
+       "numbers this way throughout, so this is information; `check --strict-types` makes it "
+       "an error."),
     # ---------------------------------------------------------------- dependencies
     _c("PC401", "dependence-mismatch", E,
        "`dependence` disagrees with the references the inputs make.",

@@ -363,6 +363,23 @@ def _preview(value: Any, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_NUMERIC = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+
+
+def numeric_string(value: Any) -> int | float | None:
+    """The number a string spells in decimal (``"38.0"``, ``" 7"``), else ``None``."""
+    if not isinstance(value, str) or not _NUMERIC.match(value):
+        return None
+    text = value.strip()
+    try:
+        number = float(text)
+        if not math.isfinite(number):
+            return None
+        return int(text) if re.fullmatch(r"[-+]?\d+", text) else number
+    except (ValueError, OverflowError):
+        return None
+
+
 def passes_as_default(value: Any, param: Param) -> bool:
     """Whether ``value`` is what leaving the parameter out means: its declared ``default``,
     or ``null`` for an optional parameter (how generated code and BFCL's answers spell
@@ -383,6 +400,20 @@ def schema_literal_diagnostic(step: Step, literal: Literal, param: Param, tool: 
     problem = schema_problem(literal.value, param.schema, f"`{param.name}`")
     if problem is None:
         return None
+    number = numeric_string(literal.value)
+    if number is not None and schema_problem(number, param.schema) is None:
+        return make(
+            "PC305",
+            f"step {step.index} `{tool.name}.{param.name}` takes "
+            f"{'an integer' if param.type == 'Integer' else 'a number'}, written here as the "
+            f"string {_preview(literal.value)}",
+            primary=literal.span,
+            label="a number in a string",
+            help=[f"write it as the number {json.dumps(number)}"],
+            data={"step": step.index, "position": step.position, "tool": tool.name,
+                  "key": param.name, "expected": param.type, "schema": param.schema,
+                  "actual": literal.value},
+        )
     return make(
         "PC302",
         f"step {step.index} `{tool.name}`: {problem}",
