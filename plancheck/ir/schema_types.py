@@ -51,6 +51,7 @@ KIND_DECLS: tuple[TypeDecl, ...] = (
     TypeDecl("Null", (VALUE,), "The JSON null."),
 )
 KIND_NAMES = frozenset(d.name for d in KIND_DECLS)
+_KIND_DECLS_BY_NAME = {d.name: d for d in KIND_DECLS}
 
 # JSON Schema ``type`` names (and the loose spellings TaskBench and others use) -> kinds.
 _KIND_OF_SCHEMA_TYPE = {
@@ -82,6 +83,27 @@ class SchemaParam(Param):
     def schema(self) -> dict[str, Any]:
         loaded = json.loads(self.schema_text)
         return loaded if isinstance(loaded, dict) else {}
+
+
+def declared_kind(name: str, decls: Mapping[str, TypeDecl]) -> str | None:
+    """The JSON Schema type of ``name`` when the pool declares it as the value kind of that
+    name (as a DSL export of an MCP or OpenAI pool does), else ``None``: a pool's own type
+    that happens to be called ``List`` is not a kind."""
+    decl, kind = decls.get(name), _KIND_DECLS_BY_NAME.get(name)
+    if decl is None or kind is None or decl.parents != kind.parents:
+        return None
+    root = decls.get(VALUE)
+    if root is None or root.parents:
+        return None
+    return SCHEMA_TYPE_OF_KIND.get(name)
+
+
+def json_shown(value: Any) -> str:
+    """A literal as a message shows it: its JSON kind and a preview (``array [1, 2]``)."""
+    kind = kind_of_value(value)
+    if kind in ("Null", "Boolean"):
+        return _preview(value)
+    return f"{SCHEMA_TYPE_OF_KIND[kind]} {_preview(value)}"
 
 
 def kind_of_name(name: str) -> str | None:
@@ -278,9 +300,7 @@ def _type_problem(value: Any, schema: Mapping[str, Any], label: str) -> str | No
             return None
     expected = " or ".join(str(n) for n in names)
     # null and the booleans say their kind themselves ("found null", not "found null null").
-    found = _preview(value) if actual in ("Null", "Boolean") else \
-        f"{SCHEMA_TYPE_OF_KIND[actual]} {_preview(value)}"
-    return f"{label} must be {_article(expected)}, found {found}"
+    return f"{label} must be {_article(expected)}, found {json_shown(value)}"
 
 
 def _number_problem(value: float, schema: Mapping[str, Any], label: str) -> str | None:

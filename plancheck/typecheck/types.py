@@ -21,7 +21,7 @@ from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
 from plancheck.ir.references import format_reference
-from plancheck.ir.schema_types import VALUE, with_holes
+from plancheck.ir.schema_types import VALUE, declared_kind, json_shown, with_holes
 from plancheck.typecheck.names import Link, PlanFacts, Resolution
 
 
@@ -121,6 +121,8 @@ def literal_passes(value: object, param: Param, lattice: TypeLattice) -> bool:
     common case, settled without building anything.)"""
     if type(value) is not str or param.schema_text is not None:
         return False
+    if declared_kind(param.type, lattice.decls) not in (None, "string"):
+        return False  # a string where another JSON kind is wanted
     return plain_path_fits(value, param.type, lattice)
 
 
@@ -238,11 +240,23 @@ def _check_literal(
         found = schema_literal_diagnostic(step, literal, param, tool)
         if found is not None or not isinstance(value, str):
             return found  # the schema decides; a string may still be a path of the wrong kind
+    kind = declared_kind(param.type, lattice.decls)
+    if kind is not None:  # a JSON value kind (a DSL export of a schema pool): check the kind
+        from plancheck.ir.schema_types import schema_problem
+
+        problem = schema_problem(value, {"type": kind}, f"`{param.name}`")
+        if problem is None:
+            return None
+        return make(
+            "PC302",
+            f"step {step.index} `{tool.name}`: {problem}",
+            primary=literal.span,
+            label=f"not {lattice.describe(param.type)}",
+            data={"step": step.index, "position": step.position, "tool": tool.name,
+                  "key": param.name, "expected": param.type, "actual": value},
+        )
     if not isinstance(value, str):
-        if value is None or isinstance(value, (list, dict)):
-            shown = "null" if value is None else type(value).__name__
-        else:
-            shown = repr(value)
+        shown = json_shown(value)
         return make(
             "PC302",
             f"step {step.index} `{tool.name}.{param.name}` expects a path to "

@@ -500,9 +500,6 @@ def test_untyped_output_into_typed_input(tmp_path: Path,
     assert [d["code"] for d in diagnostics] == []  # untyped fits anywhere
 
 
-@pytest.mark.xfail(strict=True, reason="`toolset export --to dsl` of an MCP pool loses JSON "
-                   "kinds: an array literal then 'expects a path to `List`' and the message "
-                   "prints the Python name `list`")
 def test_dsl_export_of_an_mcp_pool_keeps_kinds(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     exported = tmp_path / "memory.wf"
@@ -510,7 +507,16 @@ def test_dsl_export_of_an_mcp_pool_keeps_kinds(tmp_path: Path,
                  "-o", str(exported)]) == 0
     path = write(tmp_path / "transcript.json", transcript("anthropic", memory_calls()))
     _, diagnostics = check(capsys, "--tools", str(exported), str(path))
-    assert [d["code"] for d in diagnostics] == []  # today: PC302 on every array argument
+    assert [d["code"] for d in diagnostics] == []  # literals are checked by their JSON kind
+    calls = memory_calls()
+    calls[0] = (calls[0][0], {"entities": "Acme_Corp"})  # a string where an array is wanted
+    calls[1] = (calls[1][0], {"relations": False})
+    write(path, transcript("anthropic", calls))
+    _, diagnostics = check(capsys, "--tools", str(exported), str(path))
+    messages = [d["message"] for d in diagnostics if d["code"] == "PC302"]
+    assert messages == ['step 0 `create_entities`: `entities` must be an array, found string '
+                        '"Acme_Corp"', "step 1 `create_relations`: `relations` must be an "
+                        "array, found false"]
 
 
 # --------------------------------------------------------------------------- no tracebacks
