@@ -83,6 +83,11 @@ _ALL = [
        "option, is not one plancheck understands."),
     _c("PC004", "gold-not-found", E, "No gold plan for this prediction.",
        "The prediction names a task id that the gold file does not contain, or names none."),
+    _c("PC005", "unpairable-prediction", E, "The prediction cannot be compared with its gold "
+       "plan.",
+       "The gold plan and the prediction are written in forms no metric compares, such as "
+       "DisasterBench plan steps against tool calls. The prediction is not scored: no number "
+       "is made up for it."),
     # ---------------------------------------------------------------- parse
     _c("PC100", "invalid-json", E, "The document is not valid JSON.",
        "The file (or record) could not be parsed as JSON, and no repair was attempted or none "

@@ -527,7 +527,9 @@ _scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 5), st.floats(all
                      st.sampled_from(["<node-0>", "<node-7>", "<node-1>.x", "API_call_0",
                                       "$v$", "$var_1.items[0]$", "{{steps.0.output.a}}",
                                       "{{steps.9}}", "<output of step 1>", "trajectory[0].obs",
-                                      "<GENERATED>-0-<a>", "", "{", "[1,"]))
+                                      "<GENERATED>-0-<a>", "", "{", "[1,", "38.0", " -7 ",
+                                      "{{steps.0.output.entities[0].name}}",
+                                      "{{steps.0.output.entities[*].x[0]}}", "$v.a[1].b$"]))
 _values = st.recursive(_scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "#0"]), inner,
                                                  max_size=3)), max_leaves=6)
@@ -570,17 +572,21 @@ def tool_call_documents(draw: st.DrawFn) -> Any:
 @_SETTINGS
 @given(document=tool_call_documents(), suffix=st.sampled_from([".json", ".jsonl", ".txt"]),
        call_format=st.sampled_from(["auto", "generic", "bfcl-answer", "openai-chat"]),
-       syntax=st.sampled_from(["auto", "taskbench", "label", "none"]))
+       syntax=st.sampled_from(["auto", "taskbench", "label", "none"]),
+       pool=st.sampled_from([MEMORY_POOL, REAL / "mcp" / "server-github.json", SEAL_POOL]),
+       strict=st.booleans())
 def test_tool_call_inputs_never_crash(document: Any, suffix: str, call_format: str,
-                                      syntax: str, tmp_path_factory: pytest.TempPathFactory,
+                                      syntax: str, pool: Path, strict: bool,
+                                      tmp_path_factory: pytest.TempPathFactory,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path_factory.mktemp("fuzz")
     path = folder / f"input{suffix}"
     text = json.dumps(document)
     path.write_text(text if suffix != ".txt" else f"Calling tools:\n```json\n{text}\n```",
                     encoding="utf-8")
-    code = main(["check", str(path), "--tools", str(MEMORY_POOL), "--format", "json",
-                 "--call-format", call_format, "--reference-syntax", syntax])
+    code = main(["check", str(path), "--tools", str(pool), "--format", "json",
+                 "--call-format", call_format, "--reference-syntax", syntax,
+                 *(["--strict-types"] if strict else [])])
     out, err = capsys.readouterr()
     assert code in (0, 1, 2) and "Traceback" not in out + err
     document_out = json.loads(out)
