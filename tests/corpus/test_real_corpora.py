@@ -7,9 +7,9 @@ model outputs get their true errors; and the transcripts agent loops emit (OpenA
 ``tool_calls``, Responses ``function_call``, Anthropic ``tool_use``) lint against a real MCP
 pool with positions in the transcript.
 
-False alarms that need the type semantics reworked (untyped outputs, nested references, output
-paths, ``default``/``null``, numeric strings, ``PC502`` on API-style pools, kinds lost in a DSL
-export) are ``xfail(strict=True)`` cases, one per class: they pass the day the class is fixed.
+Each class of false alarm the type semantics once raised on clean plans (untyped outputs,
+nested references, output paths, ``default``/``null``, numeric strings, ``PC502`` on API-style
+pools, kinds lost in a DSL export) has a case here that fails if it comes back.
 """
 
 from __future__ import annotations
