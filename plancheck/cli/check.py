@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict-json", action=argparse.BooleanOptionalAction, default=None,
                         help="do not repair damaged JSON or read alias keys")
     parser.add_argument("--no-types", action="store_true", help="skip type checking")
+    parser.add_argument("--strict-types", action="store_true",
+                        help="make numbers written as numeric strings (PC305) errors")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print only the summary line (text and concise formats)")
     parser.add_argument("--config", metavar="FILE", default=None,
@@ -85,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         types=not args.no_types,
         select=select,
         ignore=ignore,
-        severity_overrides=config.severity,
+        severity_overrides=(((("PC305", Severity.ERROR),) if args.strict_types else ())
+                            + config.severity),
     )
     fail_level = (Severity.parse(args.fail_level) if args.fail_level is not None
                   else config.fail_level or Severity.ERROR)

@@ -115,6 +115,17 @@ def run(args: argparse.Namespace) -> int:
         assert problem is not None
         print_plain([problem.with_context(file=args.gold, record=None)])
         return EXIT_ERROR
+    from plancheck.scoring.callscore import call_gold
+
+    calls = call_gold(gold_text, args.gold)
+    if calls is not None:  # tool-call gold plans: the metrics defined on calls
+        from plancheck.cli.score_calls import run_calls
+
+        pool, pool_problems = load_toolset_or_exit(args.tools)
+        if pool is None:
+            print_plain(pool_problems)
+            return EXIT_ERROR
+        return run_calls(args, calls, pool)
     try:
         gold = GoldIndex.parse(gold_text, args.gold)
     except GoldError as error:

@@ -57,6 +57,7 @@ from plancheck.compiler.refsyntax import (
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
+from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
 from plancheck.ir.schema import FIELD_ALIASES, STEP_FIELDS, WRAPPER_KEYS, json_type_name
 
@@ -285,6 +286,9 @@ class _Parsed:
     span: Span
     match: RefMatch | Placeholder | None
     name_span: Span | None = None
+    # References inside a list or object value: (JSON pointer below the value, reference,
+    # its span, its text).
+    nested: list[tuple[str, RefMatch, Span, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -329,7 +333,8 @@ class _Lowering:
         for position, call in enumerate(self.calls):
             args = self.parsed[position]
             bound = tuple(
-                Argument(a.name, self.binding(a, position, bases, labels), a.span, a.name_span)
+                Argument(a.name, self.binding(a, position, bases, labels), a.span, a.name_span,
+                         self.nested(a, position, bases, labels))
                 for a in (args or ()))
             steps.append(self.step(call, position, bound, args is not None))
         return CallPlan(tuple(steps), self.root, name=name,
@@ -389,21 +394,30 @@ class _Lowering:
                 self.syntaxes.add(match.syntax)
             elif isinstance(match, Placeholder):
                 self.placeholder(value, value_span, position, key)
-            elif isinstance(value, (list, dict)):
-                self.nested_placeholders(value, value_span, position, key)
-            parsed.append(_Parsed(key, value, value_span, match, None if inline else span))
+            nested: list[tuple[str, RefMatch, Span, str]] = []
+            if isinstance(value, (list, dict)):
+                self.nested_strings(value, value_span, "", position, key, nested, inline)
+            parsed.append(_Parsed(key, value, value_span, match, None if inline else span,
+                                  nested))
         return parsed
 
-    def nested_placeholders(self, value: Any, span: Span, position: int, key: str) -> None:
-        """Placeholders inside a list or object argument. (References nested there are not
-        read yet: the argument is a literal, checked against the schema as a whole.)"""
+    def nested_strings(self, value: Any, span: Span, pointer: str, position: int, key: str,
+                       found: list[tuple[str, RefMatch, Span, str]], inline: bool) -> None:
+        """References and placeholders inside a list or object argument: the references go
+        to ``found``, the placeholders are reported."""
         members = enumerate(value) if isinstance(value, list) else value.items()
         for token, item in members:
-            below = _below(span, token, True)
-            if isinstance(item, str) and isinstance(parse(item, ()), Placeholder):
-                self.placeholder(item, below, position, key)
+            below = _below(span, token, inline)
+            where = f"{pointer}/{escape_pointer(str(token))}"
+            if isinstance(item, str):
+                match = parse(item, self.allowed)
+                if isinstance(match, RefMatch):
+                    self.syntaxes.add(match.syntax)
+                    found.append((where, match, below, item))
+                elif isinstance(match, Placeholder):
+                    self.placeholder(item, below, position, key)
             elif isinstance(item, (list, dict)):
-                self.nested_placeholders(item, below, position, key)
+                self.nested_strings(item, below, where, position, key, found, inline)
 
     def placeholder(self, value: str, span: Span, position: int, key: str) -> None:
         self.placeholders += 1
@@ -420,16 +434,33 @@ class _Lowering:
         uses: dict[str, list[tuple[int, int]]] = {}
         for position, parsed in enumerate(self.parsed):
             for argument in parsed or ():
-                match = argument.match
-                if isinstance(match, RefMatch) and match.number is not None:
-                    uses.setdefault(match.syntax, []).append((match.number, position))
+                matches = [argument.match, *(m for _, m, _, _ in argument.nested)]
+                for match in matches:
+                    if isinstance(match, RefMatch) and match.number is not None:
+                        uses.setdefault(match.syntax, []).append((match.number, position))
         bases = {syntax: numbering_base(found) for syntax, found in uses.items()}
         bases["generated"] = 0  # DisasterBench numbers steps from 0, always
         return bases
 
     def binding(self, parsed: _Parsed, position: int, bases: dict[str, int],
                 labels: dict[str, tuple[int, str]]) -> Binding:
-        match, span, value = parsed.match, parsed.span, parsed.value
+        return self.bound(parsed.match, parsed.span, parsed.value, parsed.name, position,
+                          bases, labels)
+
+    def nested(self, parsed: _Parsed, position: int, bases: dict[str, int],
+               labels: dict[str, tuple[int, str]]) -> tuple[tuple[str, Reference], ...]:
+        """The references nested in an argument's value that name a call (the others are
+        reported, and stay the text they are)."""
+        found = []
+        for pointer, match, span, text in parsed.nested:
+            bound = self.bound(match, span, text, parsed.name, position, bases, labels)
+            if isinstance(bound, Reference):
+                found.append((pointer, bound))
+        return tuple(found)
+
+    def bound(self, match: RefMatch | Placeholder | None, span: Span, value: Any, name: str,
+              position: int, bases: dict[str, int],
+              labels: dict[str, tuple[int, str]]) -> Binding:
         if isinstance(match, Placeholder):
             return Literal(value, span)  # reported while reading
         if isinstance(match, RefMatch):
@@ -437,17 +468,19 @@ class _Lowering:
                 target = labels.get(match.label)
                 if target is None:
                     self.diagnostics.append(make(
-                        "PC206", f"argument `{_shown(parsed.name)}` of call {position} uses "
+                        "PC206", f"argument `{_shown(name)}` of call {position} uses "
                         f"`{match.label}`, which no call declares", primary=span,
                         label=f"no call declares `{match.label}`",
-                        data={"step": position, "position": position, "key": parsed.name,
+                        data={"step": position, "position": position, "key": name,
                               "label": match.label}))
                     return Literal(value, span)
                 step, key = target
-                return Reference(step, match.key or key, span, raw=value)
+                output, path = split_path(match.key or key)
+                return Reference(step, output, span, raw=value, path=path)
             assert match.number is not None
-            return Reference(match.number - bases.get(match.syntax, 0), match.key, span,
-                             raw=value)
+            output, path = split_path(match.key)
+            return Reference(match.number - bases.get(match.syntax, 0), output, span,
+                             raw=value, path=path)
         if isinstance(value, str):
             return read_binding(value, span)
         return Literal(value, span)
@@ -574,15 +607,20 @@ def bind_plan(plan: Plan, toolset: Toolset) -> tuple[Plan, list[Diagnostic]]:
                     continue
                 name = tool.inputs[index].name
             value = argument.value
-            if isinstance(value, Reference) and (value.key == WHOLE_OUTPUT
-                                                 or value.key.startswith("#")):
+            if isinstance(value, Reference):
                 value = _bind_output(value, plan.steps, tools)
-            args.append(replace(argument, name=name, value=value))
+            nested = tuple((pointer, _bind_output(reference, plan.steps, tools))
+                           for pointer, reference in argument.nested)
+            args.append(replace(argument, name=name, value=value, nested=nested))
         steps.append(replace(step, args=tuple(args)))
     return replace(plan, steps=tuple(steps), needs_binding=False), diagnostics
 
 
 def _bind_output(ref: Reference, steps: tuple[Step, ...], tools: list[Any]) -> Reference:
+    """``ref`` naming the output it means when it names "the result" or "the i-th output"
+    of a call (any other reference is returned as it is)."""
+    if ref.key != WHOLE_OUTPUT and not ref.key.startswith("#"):
+        return ref
     if not 0 <= ref.step < len(steps) or tools[ref.step] is None:
         return ref
     outputs = tools[ref.step].output_names

@@ -158,7 +158,8 @@ def check_json_plan(
         if writer is not None:
             writer.run_step(step)
     findings.phase = UNUSED
-    unused_outputs(facts, flow.consumed, findings)
+    unused_outputs(facts, flow.consumed, findings,
+                   fields_of_one_response=toolset.outputs_are_fields)
     if writer is None:
         return Checked(findings, None, True)
     written, complete = writer.form()
@@ -221,7 +222,8 @@ def check_plan_steps(
             fed_by[step.position] = [link.producer for link in links]
     if flow is not None:
         findings.phase = UNUSED
-        unused_outputs(facts, flow.consumed, findings)
+        unused_outputs(facts, flow.consumed, findings,
+                       fields_of_one_response=toolset.outputs_are_fields)
         if unreachable:
             findings.phase = UNREACHABLE
             unreachable_steps(plan, facts.tools, fed_by, findings)

@@ -108,6 +108,9 @@ def read_foreign(data: Any, *, name: str = "foreign", file: str = "<json>"
         builder.error(f"{file} is not an MCP, OpenAI or TaskBench tool pool", "")
         return builder.toolset, builder.diagnostics
     readers[kind](data, builder)
+    # An MCP or OpenAI tool returns one JSON result whose fields its outputs name; plancheck's
+    # own exports (which carry its toolset metadata) keep separate results.
+    builder.toolset.outputs_are_fields = kind in ("mcp", "openai") and not builder.has_meta
     return builder.finish()
 
 
@@ -132,6 +135,7 @@ class _Builder:
         self.toolset = Toolset(name=name, span=Span(file, pointer=""))
         self.diagnostics: list[Diagnostic] = []
         self.pending_flows: list[tuple[str, str, str]] = []  # source, target, pointer
+        self.has_meta = False  # the file carries plancheck's toolset metadata
 
     def span(self, pointer: str) -> Span:
         return Span(self.file, pointer=pointer)
@@ -165,6 +169,7 @@ class _Builder:
         """Read the ``dev.plancheck/toolset`` payload that :mod:`.export` writes."""
         if meta is None:
             return
+        self.has_meta = True
         if not isinstance(meta, dict):
             self.error("`dev.plancheck/toolset` must be an object", pointer)
             return
@@ -290,7 +295,8 @@ def _signature(builder: _Builder, name: Any, pointer: str, description: Any,
     meta = meta if isinstance(meta, dict) else {}
     builder.add_tool(ToolSignature(name, inputs, outputs, _text(meta.get("category")),
                                    _text(meta.get("family")), _text(description),
-                                   builder.span(pointer)), pointer)
+                                   builder.span(pointer), open_outputs=outputs_schema is None),
+                     pointer)
 
 
 # --------------------------------------------------------------------------- MCP

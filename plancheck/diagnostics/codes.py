@@ -83,6 +83,11 @@ _ALL = [
        "option, is not one plancheck understands."),
     _c("PC004", "gold-not-found", E, "No gold plan for this prediction.",
        "The prediction names a task id that the gold file does not contain, or names none."),
+    _c("PC005", "unpairable-prediction", E, "The prediction cannot be compared with its gold "
+       "plan.",
+       "The gold plan and the prediction are written in forms no metric compares, such as "
+       "DisasterBench plan steps against tool calls. The prediction is not scored: no number "
+       "is made up for it."),
     # ---------------------------------------------------------------- parse
     _c("PC100", "invalid-json", E, "The document is not valid JSON.",
        "The file (or record) could not be parsed as JSON, and no repair was attempted or none "
@@ -170,6 +175,11 @@ _ALL = [
     _c("PC304", "undeclared-flow", W, "The workflow graph declares no flow between these tools.",
        "The toolset's declared flows (the official workflow graph) do not list the producing "
        "tool as a source for the consuming tool. Types stay authoritative; this is a warning."),
+    _c("PC305", "numeric-string", N, "A number is written as a numeric string.",
+       "The parameter's JSON Schema asks for a number (or an integer) and the argument is a "
+       "string that reads as one (\"38.0\"). Most tool runtimes convert it, and corpora write "
+       "numbers this way throughout, so this is information; `check --strict-types` makes it "
+       "an error."),
     # ---------------------------------------------------------------- dependencies
     _c("PC401", "dependence-mismatch", E,
        "`dependence` disagrees with the references the inputs make.",

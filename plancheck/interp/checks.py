@@ -28,7 +28,8 @@ def interpretation_diagnostics(plan: Plan, resolution: Resolution, toolset: Tool
     findings = Findings()
     for step in plan.steps:
         flow.run_step(step, toolset, findings)
-    unused_outputs(facts, flow.consumed, findings)
+    unused_outputs(facts, flow.consumed, findings,
+                   fields_of_one_response=toolset.outputs_are_fields)
     diagnostics = findings.diagnostics()
     if unreachable:
         diagnostics.extend(_unreachable(plan, resolution))
@@ -58,15 +59,16 @@ class DataFlow:
         if step.tool is None:
             return
         for argument in step.args:
-            value = argument.value
-            if isinstance(value, Reference) and not self.read(value.step, value.key) and (
-                value.step in self.listed
-                and value.step not in self.executed
-                # A reference to the same or a later number is name resolution's PC207.
-                and index is not None
-                and value.step < index
-            ):
-                findings.report("PC501", _used_early, step, argument.name, value, self.facts)
+            for value in argument.references():
+                if not self.read(value.step, value.key) and (
+                    value.step in self.listed
+                    and value.step not in self.executed
+                    # A reference to the same or a later number is name resolution's PC207.
+                    and index is not None
+                    and value.step < index
+                ):
+                    findings.report("PC501", _used_early, step, argument.name, value,
+                                    self.facts)
         if index is not None:
             signature = toolset.tool(step.tool)
             self.finish(index, signature.output_names if signature else (step.outputs or ()))
@@ -110,9 +112,12 @@ def _used_early(step: Step, argument: str, reference: Reference,
 
 
 def unused_outputs(facts: PlanFacts, consumed: Container[tuple[int, str]],
-                   findings: Findings) -> None:
+                   findings: Findings, *, fields_of_one_response: bool = False) -> None:
     """``PC502`` for each step of a known tool some of whose outputs feed later steps and
-    others none (``consumed``: the slots read, once the whole plan has run)."""
+    others none (``consumed``: the slots read, once the whole plan has run); nothing when the
+    pool's outputs are ``fields_of_one_response`` (:attr:`Toolset.outputs_are_fields`)."""
+    if fields_of_one_response:
+        return  # reading some fields of a response and not others is what API calls do
     for position in facts.order:
         tool = facts.tools.get(position)
         index = facts.indices[position]

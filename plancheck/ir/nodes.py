@@ -50,6 +50,9 @@ class Reference:
     key: str
     span: Span
     raw: str = ""
+    # A path into the output's value (``.name``, ``[0]``), as tool-call syntaxes write it:
+    # ``{{steps.0.output.entities[0].name}}`` is output ``entities``, path ``[0].name``.
+    path: str = ""
 
 
 @dataclass(slots=True)
@@ -74,6 +77,15 @@ class Argument:
     value: Binding
     span: Span  # the whole argument (JSON: the value of the input member)
     name_span_: Span | None = None  # the argument's name, when the frontend records it
+    # References written inside a list or object literal, each with the JSON pointer of its
+    # place below the argument's value ("/0/contents"): the literal is checked around them.
+    nested: tuple[tuple[str, Reference], ...] = ()
+
+    def references(self) -> list[Reference]:
+        """The argument's reference, or the references nested in its literal value."""
+        if isinstance(self.value, Reference):
+            return [self.value]
+        return [reference for _, reference in self.nested]
 
     @property
     def name_span(self) -> Span:
@@ -146,7 +158,8 @@ class Step:
         return None
 
     def references(self) -> list[tuple[Argument, Reference]]:
-        return [(a, a.value) for a in self.args if isinstance(a.value, Reference)]
+        """Every reference of the step, nested ones included, in argument order."""
+        return [(a, r) for a in self.args for r in a.references()]
 
     def has_malformed_reference(self) -> bool:
         return any(isinstance(a.value, MalformedReference) for a in self.args)
@@ -205,6 +218,9 @@ class ToolSignature:
     family: str = ""
     description: str = ""
     span: Span = NO_SPAN
+    # The pool does not say what the tool returns (an MCP tool without an ``outputSchema``):
+    # any key of its result may be read, as an untyped value.
+    open_outputs: bool = False
     # Derived lookups, computed once: checking a plan asks for them many times.
     input_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
     input_name_set: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -260,6 +276,9 @@ class Toolset:
     aliases: dict[str, str] = field(default_factory=dict)
     span: Span = NO_SPAN
     description: str = ""
+    # The outputs are fields of one JSON response (API-style pools: MCP, OpenAI, Seal-Tools),
+    # not separate results: leaving some unread is normal, so PC502 is not reported.
+    outputs_are_fields: bool = False
     _compiled: tuple[TypeLattice, list[Diagnostic]] | None = field(
         default=None, init=False, repr=False, compare=False
     )

@@ -28,11 +28,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import Literal, Param, Step, ToolSignature, TypeDecl
 
 TYPE_KEYWORD = "x-plancheck-type"
@@ -50,6 +51,7 @@ KIND_DECLS: tuple[TypeDecl, ...] = (
     TypeDecl("Null", (VALUE,), "The JSON null."),
 )
 KIND_NAMES = frozenset(d.name for d in KIND_DECLS)
+_KIND_DECLS_BY_NAME = {d.name: d for d in KIND_DECLS}
 
 # JSON Schema ``type`` names (and the loose spellings TaskBench and others use) -> kinds.
 _KIND_OF_SCHEMA_TYPE = {
@@ -66,7 +68,7 @@ SCHEMA_TYPE_OF_KIND = {
     "List": "array", "Object": "object", "Null": "null",
 }
 # Keywords that describe a parameter without constraining its values.
-_ANNOTATIONS = frozenset({"description", "title", "examples", "default", "$comment",
+_ANNOTATIONS = frozenset({"description", "title", "examples", "$comment",
                           "deprecated", "readOnly", "writeOnly"})
 
 
@@ -81,6 +83,27 @@ class SchemaParam(Param):
     def schema(self) -> dict[str, Any]:
         loaded = json.loads(self.schema_text)
         return loaded if isinstance(loaded, dict) else {}
+
+
+def declared_kind(name: str, decls: Mapping[str, TypeDecl]) -> str | None:
+    """The JSON Schema type of ``name`` when the pool declares it as the value kind of that
+    name (as a DSL export of an MCP or OpenAI pool does), else ``None``: a pool's own type
+    that happens to be called ``List`` is not a kind."""
+    decl, kind = decls.get(name), _KIND_DECLS_BY_NAME.get(name)
+    if decl is None or kind is None or decl.parents != kind.parents:
+        return None
+    root = decls.get(VALUE)
+    if root is None or root.parents:
+        return None
+    return SCHEMA_TYPE_OF_KIND.get(name)
+
+
+def json_shown(value: Any) -> str:
+    """A literal as a message shows it: its JSON kind and a preview (``array [1, 2]``)."""
+    kind = kind_of_value(value)
+    if kind in ("Null", "Boolean"):
+        return _preview(value)
+    return f"{SCHEMA_TYPE_OF_KIND[kind]} {_preview(value)}"
 
 
 def kind_of_name(name: str) -> str | None:
@@ -158,7 +181,8 @@ def param_from_schema(name: str, schema: Any, *, required: bool, output: bool = 
     carried = schema.get(TYPE_KEYWORD)
     polymorphic = output and schema.get(POLYMORPHIC_KEYWORD) is True
     constraints = constraints_of(schema)
-    if isinstance(carried, str) and carried and constraints in ({}, {"type": "string"}):
+    if isinstance(carried, str) and carried and \
+            {k: v for k, v in constraints.items() if k != "default"} in ({}, {"type": "string"}):
         return Param(name, carried, required, doc, polymorphic=polymorphic)
     type_name = carried if isinstance(carried, str) and carried else schema_kind(schema)
     return SchemaParam(name, type_name, required, doc, polymorphic=polymorphic,
@@ -187,12 +211,41 @@ def param_to_schema(param: Param, *, extensions: bool = True) -> dict[str, Any]:
 # --------------------------------------------------------------------------- literal values
 
 
+class _Hole(str):
+    """The place of a reference nested in a literal: it satisfies any schema (the reference
+    is resolved and checked by itself). A string, so a diagnostic's data still serialises."""
+
+    __slots__ = ()
+
+
+def with_holes(value: Any, nested: Iterable[tuple[str, object]]) -> Any:
+    """A copy of ``value`` with a hole at each JSON pointer of ``nested`` (pointers relative
+    to ``value``; what they point at is not looked at)."""
+    holes = [pointer for pointer, _ in nested]
+    if not holes:
+        return value
+    return _fill(value, "", set(holes))
+
+
+def _fill(value: Any, pointer: str, holes: set[str]) -> Any:
+    if pointer in holes:
+        return _Hole("<reference>")
+    if isinstance(value, list):
+        return [_fill(item, f"{pointer}/{i}", holes) for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _fill(v, f"{pointer}/{escape_pointer(str(k))}", holes)
+                for k, v in value.items()}
+    return value
+
+
 def schema_problem(value: Any, schema: Any, where: str = "") -> str | None:
     """Why ``value`` does not satisfy ``schema`` (``None`` when it does).
 
     A small validator for the keywords tool schemas use; keywords it does not know are ignored
     (so an unusual schema can only make plancheck say less, never raise a false error).
     """
+    if isinstance(value, _Hole):
+        return None
     if not isinstance(schema, Mapping):
         return None if schema is not False else f"{where or 'the value'} is not allowed"
     label = where or "the value"
@@ -246,8 +299,8 @@ def _type_problem(value: Any, schema: Mapping[str, Any], label: str) -> str | No
         if wanted == "Integer" and actual == "Number" and float(value).is_integer():
             return None
     expected = " or ".join(str(n) for n in names)
-    return f"{label} must be {_article(expected)}, found {SCHEMA_TYPE_OF_KIND[actual]} " \
-        f"{_preview(value)}"
+    # null and the booleans say their kind themselves ("found null", not "found null null").
+    return f"{label} must be {_article(expected)}, found {json_shown(value)}"
 
 
 def _number_problem(value: float, schema: Mapping[str, Any], label: str) -> str | None:
@@ -330,14 +383,57 @@ def _preview(value: Any, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_NUMERIC = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+
+
+def numeric_string(value: Any) -> int | float | None:
+    """The number a string spells in decimal (``"38.0"``, ``" 7"``), else ``None``."""
+    if not isinstance(value, str) or not _NUMERIC.match(value):
+        return None
+    text = value.strip()
+    try:
+        number = float(text)
+        if not math.isfinite(number):
+            return None
+        return int(text) if re.fullmatch(r"[-+]?\d+", text) else number
+    except (ValueError, OverflowError):
+        return None
+
+
+def passes_as_default(value: Any, param: Param) -> bool:
+    """Whether ``value`` is what leaving the parameter out means: its declared ``default``,
+    or ``null`` for an optional parameter (how generated code and BFCL's answers spell
+    "not given"). Either is accepted whatever the rest of the schema says."""
+    if value is None and not param.required:
+        return True
+    if not isinstance(param, SchemaParam) or '"default"' not in param.schema_text:
+        return False
+    schema = param.schema
+    return "default" in schema and _same(value, schema["default"])
+
+
 def schema_literal_diagnostic(step: Step, literal: Literal, param: Param, tool: ToolSignature
                               ) -> Diagnostic | None:
     """``PC302`` when a literal argument does not satisfy its parameter's JSON Schema."""
-    if not isinstance(param, SchemaParam):
+    if not isinstance(param, SchemaParam) or passes_as_default(literal.value, param):
         return None
     problem = schema_problem(literal.value, param.schema, f"`{param.name}`")
     if problem is None:
         return None
+    number = numeric_string(literal.value)
+    if number is not None and schema_problem(number, param.schema) is None:
+        return make(
+            "PC305",
+            f"step {step.index} `{tool.name}.{param.name}` takes "
+            f"{'an integer' if param.type == 'Integer' else 'a number'}, written here as the "
+            f"string {_preview(literal.value)}",
+            primary=literal.span,
+            label="a number in a string",
+            help=[f"write it as the number {json.dumps(number)}"],
+            data={"step": step.index, "position": step.position, "tool": tool.name,
+                  "key": param.name, "expected": param.type, "schema": param.schema,
+                  "actual": literal.value},
+        )
     return make(
         "PC302",
         f"step {step.index} `{tool.name}`: {problem}",

@@ -24,6 +24,7 @@ from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import (
     Argument,
+    Binding,
     MalformedReference,
     Param,
     Plan,
@@ -32,6 +33,7 @@ from plancheck.ir.nodes import (
     Toolset,
     ToolSignature,
 )
+from plancheck.ir.output_paths import output_at
 from plancheck.ir.references import format_reference
 
 
@@ -186,15 +188,17 @@ def inputs_pass(names: AbstractSet[str], tool: ToolSignature) -> bool:
     return names <= tool.input_name_set and tool.required_input_names <= names
 
 
-def clean_producer(facts: PlanFacts, consumer: int, number: int, key: str) -> int | None:
-    """The position of the step a reference from position ``consumer`` to output ``key`` of
-    step ``number`` reads, when the reference checks find nothing in it: an earlier step has
-    that number and its (known) tool makes ``key``. None when they may find something."""
+def clean_producer(facts: PlanFacts, consumer: int, number: int, key: str,
+                   path: str = "") -> int | None:
+    """The position of the step a reference from position ``consumer`` to output ``key`` (and
+    ``path`` inside it) of step ``number`` reads, when the reference checks find nothing in
+    it: an earlier step has that number and its (known) tool makes ``key`` (see
+    :func:`output_at`). None when they may find something."""
     producer = facts.earlier(consumer, number)
     if producer is None:
         return None
     tool = facts.tools.get(producer)
-    if tool is None or tool.output(key) is None:
+    if tool is None or output_at(tool, key, path) is None:
         return None
     return producer
 
@@ -307,8 +311,7 @@ class NameResolver:
     def resolve_references(self, step: Step, findings: Findings) -> StepReferences:
         found = StepReferences()
         facts = self.facts
-        for argument in step.args:
-            value = argument.value
+        for argument, value in _bindings(step):
             if isinstance(value, MalformedReference):
                 findings.report("PC205", _malformed, step, argument, value, facts)
                 if value.step is not None and facts.earlier(step.position, value.step) is not None:
@@ -317,11 +320,13 @@ class NameResolver:
                     found.broken = True
                 found.unkeyed = True
             elif isinstance(value, Reference):
-                producer = clean_producer(facts, step.position, value.step, value.key)
+                producer = clean_producer(facts, step.position, value.step, value.key,
+                                          value.path)
                 if producer is not None:  # the common case: nothing to report
                     found.referenced.add(value.step)
                     tool = facts.tools[producer]
-                    found.links.append(Link(argument, value, producer, tool.output(value.key)))
+                    found.links.append(Link(argument, value, producer,
+                                            output_at(tool, value.key, value.path)))
                     continue
                 producer = self.find_producer(step, argument, value, findings)
                 if producer is None:
@@ -354,7 +359,7 @@ class NameResolver:
         facts = self.facts
         tool = facts.tools.get(producer)
         if tool is not None:
-            output = tool.output(ref.key)
+            output = output_at(tool, ref.key, ref.path)
             if output is not None:  # the common case first
                 found.links.append(Link(argument, ref, producer, output))
                 return
@@ -368,6 +373,15 @@ class NameResolver:
         found.unkeyed = True
         findings.report("PC208", _unknown_key, step, argument, ref, producer, tool, available,
                         facts)
+
+
+def _bindings(step: Step) -> list[tuple[Argument, Binding]]:
+    """Each argument's binding, then the references nested in its literal value."""
+    found: list[tuple[Argument, Binding]] = []
+    for argument in step.args:
+        found.append((argument, argument.value))
+        found.extend((argument, reference) for _, reference in argument.nested)
+    return found
 
 
 # --------------------------------------------------------------------------- diagnostics
@@ -560,6 +574,20 @@ def _unknown_key(step: Step, argument: Argument, ref: Reference, producer_positi
             (Edit(ref.span.pointer, format_reference(ref.step, guess)),),
             "machine-applicable" if len(available) == 1 else "maybe-incorrect",
         ))
+    if ref.path and tool is not None and tool.output(ref.key) is not None:
+        return make(  # the output exists; the place inside it does not
+            "PC208",
+            f"output `{ref.key}` of step {ref.step} (`{producer_name}`) has no "
+            f"`{ref.key}{ref.path}`",
+            primary=ref.span,
+            label="not in the output's schema",
+            secondary=[(producer.tool_span or producer.span,
+                        f"step {ref.step} produces `{ref.key}`")],
+            data={"step": step.index, "position": step.position, "key": argument.name,
+                  "referenced_step": ref.step, "referenced_key": ref.key,
+                  "path": ref.path, "tool": producer_name, "allowed": available,
+                  "suggestion": None},
+        )
     return make(
         "PC208",
         f"step {ref.step} (`{producer_name}`) has no output `{ref.key}`",

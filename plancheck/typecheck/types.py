@@ -21,6 +21,7 @@ from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
 from plancheck.ir.references import format_reference
+from plancheck.ir.schema_types import VALUE, declared_kind, json_shown, with_holes
 from plancheck.typecheck.names import Link, PlanFacts, Resolution
 
 
@@ -68,7 +69,10 @@ def check_step_types(
     """The type checks of one step whose tool is known, given its resolved references
     (``tools``: the known tools of the plan's steps, by position)."""
     lattice = toolset.lattice
-    by_name = {link.argument.name: link for link in links}
+    # (References nested in a literal are resolved but not typed: the literal is checked
+    # around them, each place taken to hold whatever it should.)
+    by_name = {link.argument.name: link for link in links
+               if link.reference is link.argument.value}
     for argument in step.args:
         param = tool.input(argument.name)
         if param is None:
@@ -83,9 +87,12 @@ def check_step_types(
                 findings.report(code, reference_diagnostic, code, step, link, param, tool,
                                 producer_tool, toolset, facts)
         elif isinstance(argument.value, Literal):
-            if literal_passes(argument.value.value, param, lattice):
+            literal = argument.value
+            if argument.nested:
+                literal = Literal(with_holes(literal.value, argument.nested), literal.span)
+            elif literal_passes(literal.value, param, lattice):
                 continue
-            found = _check_literal(step, argument, argument.value, param, tool, lattice)
+            found = _check_literal(step, argument, literal, param, tool, lattice)
             if found is not None:
                 findings.add(found)
 
@@ -114,6 +121,8 @@ def literal_passes(value: object, param: Param, lattice: TypeLattice) -> bool:
     common case, settled without building anything.)"""
     if type(value) is not str or param.schema_text is not None:
         return False
+    if declared_kind(param.type, lattice.decls) not in (None, "string"):
+        return False  # a string where another JSON kind is wanted
     return plain_path_fits(value, param.type, lattice)
 
 
@@ -128,6 +137,10 @@ def plain_path_fits(value: str, expected: str, lattice: TypeLattice) -> bool:
 def _compat(lattice: TypeLattice, output: Param, expected: str) -> Compat:
     """``lattice.compat``, remembered: a pool has few (type, type) pairs and plans use the
     same ones over and over."""
+    if output.type == VALUE:
+        # Untyped (no schema, or one that says nothing plancheck can check): gradual typing,
+        # so it fits anywhere; the value is checked when it exists, not here.
+        return Compat.OK
     key = (output.type, output.polymorphic, expected)
     memo = _COMPAT_MEMO.get(id(lattice))
     if memo is None or memo[0] is not lattice:
@@ -227,11 +240,23 @@ def _check_literal(
         found = schema_literal_diagnostic(step, literal, param, tool)
         if found is not None or not isinstance(value, str):
             return found  # the schema decides; a string may still be a path of the wrong kind
+    kind = declared_kind(param.type, lattice.decls)
+    if kind is not None:  # a JSON value kind (a DSL export of a schema pool): check the kind
+        from plancheck.ir.schema_types import schema_problem
+
+        problem = schema_problem(value, {"type": kind}, f"`{param.name}`")
+        if problem is None:
+            return None
+        return make(
+            "PC302",
+            f"step {step.index} `{tool.name}`: {problem}",
+            primary=literal.span,
+            label=f"not {lattice.describe(param.type)}",
+            data={"step": step.index, "position": step.position, "tool": tool.name,
+                  "key": param.name, "expected": param.type, "actual": value},
+        )
     if not isinstance(value, str):
-        if value is None or isinstance(value, (list, dict)):
-            shown = "null" if value is None else type(value).__name__
-        else:
-            shown = repr(value)
+        shown = json_shown(value)
         return make(
             "PC302",
             f"step {step.index} `{tool.name}.{param.name}` expects a path to "

@@ -7,9 +7,9 @@ model outputs get their true errors; and the transcripts agent loops emit (OpenA
 ``tool_calls``, Responses ``function_call``, Anthropic ``tool_use``) lint against a real MCP
 pool with positions in the transcript.
 
-False alarms that need the type semantics reworked (untyped outputs, nested references, output
-paths, ``default``/``null``, numeric strings, ``PC502`` on API-style pools, kinds lost in a DSL
-export) are ``xfail(strict=True)`` cases, one per class: they pass the day the class is fixed.
+Each class of false alarm the type semantics once raised on clean plans (untyped outputs,
+nested references, output paths, ``default``/``null``, numeric strings, ``PC502`` on API-style
+pools, kinds lost in a DSL export) has a case here that fails if it comes back.
 """
 
 from __future__ import annotations
@@ -181,13 +181,26 @@ def test_seal_tools_gold_chains(capsys: pytest.CaptureFixture[str]) -> None:
     assert "produces `message`, `String`" in defect["message"]  # API_call_0 is `message`
 
 
-@pytest.mark.xfail(strict=True, reason="numeric strings (`\"38.0\"` for a float) are PC302 "
-                   "warnings, and PC502 fires on API-style pools whose outputs are fields of "
-                   "one response: together 0.36 warnings per gold chain")
 def test_seal_tools_gold_warnings_below_one_in_ten(capsys: pytest.CaptureFixture[str]) -> None:
     gold = REAL / "sealtools" / "test_in_domain.jsonl"
     _, diagnostics = check(capsys, "--tools", str(SEAL_POOL), str(gold))
     assert len(found(diagnostics, "warning")) / records(gold) < 0.1
+    # Numbers written as strings ("40.7" for a float) are information; PC502 is not reported
+    # on a pool whose outputs are fields of one response.
+    assert {code for _, code in found(diagnostics, "info")} == {"PC305"}
+    assert not any(d["code"] == "PC502" for d in diagnostics)
+    # The three warnings left are real: an array where a float is wanted (twice), a word
+    # where an amount is wanted.
+    assert found(diagnostics, "warning") == [("test_in_domain-difficult-569", "PC302")] * 2 + [
+        ("test_in_domain-difficult-595", "PC302")]
+
+
+def test_strict_types_makes_numeric_strings_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    gold = REAL / "sealtools" / "test_in_domain.jsonl"
+    code, diagnostics = check(capsys, "--tools", str(SEAL_POOL), "--strict-types", str(gold))
+    numeric = [d for d in diagnostics if d["code"] == "PC305"]
+    assert code == 1 and len(numeric) == 7 and {d["severity"] for d in numeric} == {"error"}
+    assert "takes a number, written here as the string \"40.7\"" in numeric[0]["message"]
 
 
 # --------------------------------------------------------------------------- BFCL
@@ -232,13 +245,30 @@ def test_bfcl_record_pools_are_used(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert diagnostics[0]["data"]["suggestion"] == "triangle_properties.get"
 
 
-@pytest.mark.xfail(strict=True, reason="default/null: a value equal to the parameter's "
-                   "declared `default` (here null) is PC302, and reads `found null null`")
 def test_bfcl_explicit_defaults_are_accepted(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     _, diagnostics = check(capsys, str(bfcl_batch(tmp_path, "BFCL_v4_live_simple",
                                                   explicit_defaults=True)))
-    assert [d["code"] for d in diagnostics] == []  # today: PC302 "found null null"
+    assert [d["code"] for d in diagnostics] == []  # null or the default: "not given"
+
+
+def test_defaults_and_null(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pool = write(tmp_path / "pool.json", [{"type": "function", "function": {
+        "name": "f", "parameters": {"type": "object", "required": ["city"], "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["c", "f"], "default": "kelvin"},
+            "days": {"type": "integer", "minimum": 1}}}}}])
+    calls = [{"name": "f", "arguments": {"city": "Oslo", "unit": "kelvin", "days": None}}]
+    path = write(tmp_path / "calls.json", calls)
+    assert check(capsys, "--tools", str(pool), str(path)) == (0, [])
+    calls = [{"name": "f", "arguments": {"city": None, "unit": "k", "days": 0}}]
+    write(path, calls)
+    _, diagnostics = check(capsys, "--tools", str(pool), str(path))
+    messages = sorted(d["message"] for d in diagnostics if d["code"] == "PC302")
+    assert len(messages) == 3
+    assert messages[0].endswith("`city` must be a string, found null")  # required: no default
+    assert "`days` must be at least 1" in messages[1]
+    assert "`unit` must be one of" in messages[2]
 
 
 # --------------------------------------------------------------------------- MCP transcripts
@@ -379,7 +409,7 @@ def test_raw_completion_with_fenced_tool_calls(tmp_path: Path,
 MEMORY_PLANS: dict[str, list[dict[str, Any]]] = {
     "output-path": [
         {"name": "read_graph", "arguments": {}},
-        {"name": "open_nodes", "arguments": {"names": "{{steps.0.output.entities[0].name}}"}}],
+        {"name": "open_nodes", "arguments": {"names": ["{{steps.0.output.entities[0].name}}"]}}],
     "nested-reference": [
         {"name": "search_nodes", "arguments": {"query": "Acme"}},
         {"name": "add_observations", "arguments": {"observations": [
@@ -398,9 +428,7 @@ FALSE_ALARMS = {  # case: (the code of the false alarm, its class)
 }
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
-    for name, (_, reason) in FALSE_ALARMS.items()])
+@pytest.mark.parametrize("case", FALSE_ALARMS)
 def test_no_false_alarm_on_real_pool(case: str, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "calls.json", MEMORY_PLANS[case])
@@ -410,9 +438,46 @@ def test_no_false_alarm_on_real_pool(case: str, tmp_path: Path,
                 and d["code"] != FALSE_ALARMS[case][0]]
 
 
-@pytest.mark.xfail(strict=True, reason="untyped outputs: a pool that declares no outputs "
-                   "(most MCP servers, every OpenAI pool) makes every reference into a "
-                   "result PC208")
+@pytest.mark.parametrize(("reference", "expected"), [
+    # The place a path reads is typed by the output schema: a name is a string, not a list.
+    ("{{steps.0.output.entities[0].name}}", ["PC301"]),
+    ("{{steps.0.output.entities[0].observations}}", []),  # an array of strings: it fits
+    ("{{steps.0.output.entities[0].nickname}}", ["PC208"]),  # the schema has no such field
+    ("{{steps.0.output.entity[0].name}}", ["PC208"]),  # no such output
+])
+def test_output_paths_are_typed_by_the_output_schema(
+        reference: str, expected: list[str], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    calls = [{"name": "read_graph", "arguments": {}},
+             {"name": "open_nodes", "arguments": {"names": reference}}]
+    path = write(tmp_path / "calls.json", calls)
+    _, diagnostics = check(capsys, "--tools", str(MEMORY_POOL), str(path))
+    assert [d["code"] for d in diagnostics] == expected
+    if expected == ["PC301"]:
+        assert "`entities[0].name`, `String`" in diagnostics[0]["message"]
+    if expected == ["PC208"] and "nickname" in reference:
+        assert "`entities[0].nickname`" in diagnostics[0]["message"]
+
+
+def test_nested_references_are_resolved(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A reference inside a list or object argument names a call like any other: a wrong one
+    is reported where it is written, and the literal around it is still checked."""
+    calls = [{"name": "search_nodes", "arguments": {"query": "Acme"}},
+             {"name": "add_observations", "arguments": {"observations": [
+                 {"entityName": "{{steps.3.output.entities}}", "contents": 7}]}}]
+    path = write(tmp_path / "calls.json", calls)
+    _, diagnostics = check(capsys, "--tools", str(MEMORY_POOL), str(path))
+    assert sorted(d["code"] for d in diagnostics) == ["PC206", "PC302"]
+    missing = next(d for d in diagnostics if d["code"] == "PC206")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    span = missing["labels"][0]["span"]
+    assert lines[span["start_line"] - 1][span["start_col"] - 1:].startswith(
+        '"{{steps.3.output.entities}}"')
+    wrong = next(d for d in diagnostics if d["code"] == "PC302")
+    assert "contents" in wrong["message"] and "found integer 7" in wrong["message"]
+
+
 def test_references_into_untyped_outputs(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     calls = [{"name": "search_repositories", "arguments": {"query": "plancheck"}},
@@ -420,11 +485,9 @@ def test_references_into_untyped_outputs(tmp_path: Path,
                  "owner": "{{steps.0.output.owner}}", "repo": "plancheck", "path": "README.md"}}]
     path = write(tmp_path / "calls.json", calls)
     _, diagnostics = check(capsys, "--tools", str(REAL / "mcp" / "server-github.json"), str(path))
-    assert [d["code"] for d in diagnostics] == []  # today: PC208
+    assert [d["code"] for d in diagnostics] == []  # any key of an undeclared result
 
 
-@pytest.mark.xfail(strict=True, reason="untyped is compatible: an output with no schema "
-                   "(`Value`) bound to a typed input is PC301")
 def test_untyped_output_into_typed_input(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     pool = json.loads(MEMORY_POOL.read_text(encoding="utf-8"))
@@ -434,12 +497,9 @@ def test_untyped_output_into_typed_input(tmp_path: Path,
     path = write(tmp_path / "calls.json", MEMORY_PLANS["api-style-unused-output"])
     _, diagnostics = check(capsys, "--tools", str(write(tmp_path / "pool.json", pool)),
                            "--ignore", "PC502", str(path))
-    assert [d["code"] for d in diagnostics] == []  # today: PC301
+    assert [d["code"] for d in diagnostics] == []  # untyped fits anywhere
 
 
-@pytest.mark.xfail(strict=True, reason="`toolset export --to dsl` of an MCP pool loses JSON "
-                   "kinds: an array literal then 'expects a path to `List`' and the message "
-                   "prints the Python name `list`")
 def test_dsl_export_of_an_mcp_pool_keeps_kinds(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     exported = tmp_path / "memory.wf"
@@ -447,7 +507,16 @@ def test_dsl_export_of_an_mcp_pool_keeps_kinds(tmp_path: Path,
                  "-o", str(exported)]) == 0
     path = write(tmp_path / "transcript.json", transcript("anthropic", memory_calls()))
     _, diagnostics = check(capsys, "--tools", str(exported), str(path))
-    assert [d["code"] for d in diagnostics] == []  # today: PC302 on every array argument
+    assert [d["code"] for d in diagnostics] == []  # literals are checked by their JSON kind
+    calls = memory_calls()
+    calls[0] = (calls[0][0], {"entities": "Acme_Corp"})  # a string where an array is wanted
+    calls[1] = (calls[1][0], {"relations": False})
+    write(path, transcript("anthropic", calls))
+    _, diagnostics = check(capsys, "--tools", str(exported), str(path))
+    messages = [d["message"] for d in diagnostics if d["code"] == "PC302"]
+    assert messages == ['step 0 `create_entities`: `entities` must be an array, found string '
+                        '"Acme_Corp"', "step 1 `create_relations`: `relations` must be an "
+                        "array, found false"]
 
 
 # --------------------------------------------------------------------------- no tracebacks
@@ -458,7 +527,9 @@ _scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 5), st.floats(all
                      st.sampled_from(["<node-0>", "<node-7>", "<node-1>.x", "API_call_0",
                                       "$v$", "$var_1.items[0]$", "{{steps.0.output.a}}",
                                       "{{steps.9}}", "<output of step 1>", "trajectory[0].obs",
-                                      "<GENERATED>-0-<a>", "", "{", "[1,"]))
+                                      "<GENERATED>-0-<a>", "", "{", "[1,", "38.0", " -7 ",
+                                      "{{steps.0.output.entities[0].name}}",
+                                      "{{steps.0.output.entities[*].x[0]}}", "$v.a[1].b$"]))
 _values = st.recursive(_scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "#0"]), inner,
                                                  max_size=3)), max_leaves=6)
@@ -501,17 +572,21 @@ def tool_call_documents(draw: st.DrawFn) -> Any:
 @_SETTINGS
 @given(document=tool_call_documents(), suffix=st.sampled_from([".json", ".jsonl", ".txt"]),
        call_format=st.sampled_from(["auto", "generic", "bfcl-answer", "openai-chat"]),
-       syntax=st.sampled_from(["auto", "taskbench", "label", "none"]))
+       syntax=st.sampled_from(["auto", "taskbench", "label", "none"]),
+       pool=st.sampled_from([MEMORY_POOL, REAL / "mcp" / "server-github.json", SEAL_POOL]),
+       strict=st.booleans())
 def test_tool_call_inputs_never_crash(document: Any, suffix: str, call_format: str,
-                                      syntax: str, tmp_path_factory: pytest.TempPathFactory,
+                                      syntax: str, pool: Path, strict: bool,
+                                      tmp_path_factory: pytest.TempPathFactory,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path_factory.mktemp("fuzz")
     path = folder / f"input{suffix}"
     text = json.dumps(document)
     path.write_text(text if suffix != ".txt" else f"Calling tools:\n```json\n{text}\n```",
                     encoding="utf-8")
-    code = main(["check", str(path), "--tools", str(MEMORY_POOL), "--format", "json",
-                 "--call-format", call_format, "--reference-syntax", syntax])
+    code = main(["check", str(path), "--tools", str(pool), "--format", "json",
+                 "--call-format", call_format, "--reference-syntax", syntax,
+                 *(["--strict-types"] if strict else [])])
     out, err = capsys.readouterr()
     assert code in (0, 1, 2) and "Traceback" not in out + err
     document_out = json.loads(out)

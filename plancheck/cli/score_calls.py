@@ -1,0 +1,61 @@
+"""``plancheck score`` when the gold plans are tool calls (:mod:`plancheck.scoring.callscore`):
+the metrics defined on calls, and an error, never a number, for what cannot be paired."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from plancheck.ir.nodes import Toolset
+from plancheck.scoring.callscore import (
+    Calls,
+    ScoredCalls,
+    documents,
+    render,
+    score_calls,
+    summarise,
+)
+
+
+def run_calls(args: argparse.Namespace, gold: list[Calls], toolset: Toolset | None) -> int:
+    from plancheck.compiler.frontends import read_text
+
+    items: list[ScoredCalls] = []
+    for path in args.predictions:
+        if path != "-" and Path(path).is_dir():  # the planner runner's output directory
+            path = str(Path(path) / "predictions.jsonl")
+        text, _ = read_text(path)
+        if text is None:
+            print(f"plancheck: error[PC001]: cannot read {path}", file=sys.stderr)
+            return EXIT_ERROR
+        items.extend(score_calls(gold, documents(text, path), path, toolset))
+    if args.per_item:
+        with open(args.per_item, "w", encoding="utf-8") as handle:
+            for item in items:
+                handle.write(item.line() + "\n")
+    for item in items:
+        problem = item.problem
+        if problem is not None:
+            span = problem.span
+            print(f"{item.source}: error[{problem.code}]: {problem.message}", file=sys.stderr)
+            where = f"{span.file}:{span.start_line}:{span.start_col}" \
+                if span is not None and span.resolved else item.source
+            record = f" (record {item.id})" if item.id is not None else ""
+            print(f"  --> {where}{record}", file=sys.stderr)
+    summary = summarise(items)
+    if summary["scored"] == 0:
+        print("plancheck: error: no prediction could be paired with a gold plan; nothing was "
+              "scored", file=sys.stderr)
+        return EXIT_ERROR
+    name = ", ".join(args.predictions)
+    if args.format == "json":
+        document: dict[str, Any] = {"schema_version": 1, "gold": args.gold, "kind": "tool-calls",
+                                    "predictions": args.predictions, **summary}
+        print(json.dumps(document, indent=2))
+    else:
+        print(render(summary, name))
+    return EXIT_FINDINGS if summary["unpaired"] or summary["unreadable"] else EXIT_OK
