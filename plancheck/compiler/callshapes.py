@@ -495,7 +495,7 @@ def _decode(text: str) -> Any:
     """Arguments written as a JSON string (OpenAI), or ``None`` when it holds no object/list."""
     try:
         decoded = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # also an integer of 4,301+ digits
         return None
     return decoded if isinstance(decoded, (dict, list)) else None
 
@@ -569,7 +569,7 @@ def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, 
     try:
         value, stop = json.JSONDecoder().raw_decode(text, start)
         return value, stop, True
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # also an integer of 4,301+ digits
         pass
     chunk = text[start:end].rstrip()
     try:  # a Python literal (single quotes, True/None), as models print lists of dicts

@@ -109,8 +109,9 @@ def read_jsonl_pool(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
             continue
         try:
             items.append(json.loads(line))
-        except (json.JSONDecodeError, RecursionError) as error:
-            message = getattr(error, "msg", "nested too deeply")
+        except (ValueError, RecursionError) as error:  # also an integer of 4,301+ digits
+            message = getattr(error, "msg", None) or (
+                "nested too deeply" if isinstance(error, RecursionError) else str(error))
             raise ToolsetError([make("PC706", f"{path}:{number} is not valid JSON: {message}",
                                      primary=Span(str(path), number, 1, number, 2),
                                      data={"path": str(path), "line": number})]) from None

@@ -80,6 +80,8 @@ def _json_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
         raise ToolsetError([make("PC706", f"{path} is not valid JSON: {error.msg}",
                                  primary=Span(str(path), error.lineno, error.colno,
                                               error.lineno, error.colno + 1))]) from None
+    except (ValueError, RecursionError) as error:  # too deep, or an integer of 4,301+ digits
+        raise ToolsetError([make("PC706", f"{path} is not usable JSON: {error}")]) from None
     from plancheck.corpus.foreign import foreign_toolset
 
     return foreign_toolset(data, path, typed_from=builtin_toolset())

@@ -128,7 +128,7 @@ def decode_arguments(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
             return json.loads(arguments)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # also an integer of 4,301+ digits
             return arguments
     return arguments
 

@@ -58,7 +58,7 @@ def load_tasks(path: Path, *, limit: int | None = None
         if isinstance(plan, str):
             try:
                 plan = json.loads(plan)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 plan = None
         if isinstance(plan, list):
             gold[key] = plan

@@ -106,7 +106,7 @@ def read_calls(value: Any, where: Span) -> Calls:
 def _from_text(text: str) -> Any:
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
         found = calls_in_text(text)
         return found[0] if found is not None else None
 
@@ -127,13 +127,13 @@ def documents(text: str, file: str) -> Iterator[tuple[Any, Span]]:
     stripped = text.strip()
     try:
         whole = json.loads(stripped) if stripped else None
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
         whole = None
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
                     record = json.loads(line)
-                except (json.JSONDecodeError, RecursionError):
+                except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
                     record = line  # a raw completion
                 yield record, Span(file, number, 1, number, len(line) + 1, "")
         return
