@@ -24,7 +24,7 @@ from plancheck.compiler.frontends import parse_source, sniff_kind
 from plancheck.compiler.units import PlanUnit
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
-from plancheck.ir.nodes import Toolset
+from plancheck.ir.nodes import Plan, Toolset
 
 
 def load_toolset(spec: str | Path | None = None) -> Toolset:
@@ -141,7 +141,16 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
             units = parse_source(text, name, kind="json").units  # reports the JSON error
             return check_unit(units[0], toolset, options)
     lines = LineIndex(text or "")
-    plan, diagnostics = lower_trajectory(trajectory, Span(name, pointer=""))
+    from plancheck.compiler.dora_native import lower_dora
+    from plancheck.dora.formats import find_trajectories
+
+    found = find_trajectories(trajectory)
+    plan: Plan | None
+    if found is not None and len(found) == 1:  # DORA's own formats (call/args/obs)
+        plan, diagnostics = lower_dora(found[0].value, Span(name, pointer=found[0].pointer),
+                                       name=found[0].name)
+    else:
+        plan, diagnostics = lower_trajectory(trajectory, Span(name, pointer=""))
     region = (0, len(text)) if text else None
     unit = PlanUnit(name, None, Positions(name, lines, json_region=region), plan=plan,
                     diagnostics=diagnostics)

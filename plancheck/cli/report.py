@@ -71,6 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from plancheck.cli.dora_score import dora_results, run_report
     from plancheck.scoring.gold import GoldError, GoldIndex
     from plancheck.scoring.report import (
         TABLES,
@@ -80,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         render_tables,
     )
 
+    dora = dora_results(args.results)
+    if dora is not None:  # per-item lines of a DORA run
+        return run_report(args, dora)
     if args.depth_cap < 1:
         raise UsageError("--depth-cap must be at least 1")
     if args.bootstrap < 0:

@@ -20,7 +20,7 @@ _SHOWN_PROBLEMS = 5
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "predictions",
-        nargs="+",
+        nargs="*",
         metavar="PRED",
         help="JSONL of {id?, task_id, completion | plan} records (e.g. "
         "results/<model>/<method>/predictions.jsonl, or that directory: the runner's output), "
@@ -29,9 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gold",
         required=True,
+        nargs="+",
+        action="extend",
         metavar="GOLD",
         help="the benchmark JSONL (records matched by task_id), or one gold plan "
-        "(.json) every prediction is compared with",
+        "(.json) every prediction is compared with; or DORA's task files (or their "
+        "directory), then PRED is a DORA run directory or benchmark.jsonl",
     )
     parser.add_argument(
         "--per-item",
@@ -101,8 +104,23 @@ def run(args: argparse.Namespace) -> int:
         read_records,
         score_records,
     )
+    from plancheck.scoring.dora_run import looks_like_dora_gold
     from plancheck.scoring.gold import GoldError, GoldIndex
 
+    golds = list(args.gold)
+    if looks_like_dora_gold(golds[:1]):
+        if not args.predictions and len(golds) > 1:
+            args.predictions = [golds.pop()]  # `--gold A B RUN`: the last one is the run
+        if not args.predictions:
+            raise UsageError("score needs at least one PRED")
+        from plancheck.cli.dora_score import run_score
+
+        return run_score(args, golds)
+    # One benchmark file: whatever argparse gathered after it (`--gold G P1 P2`) is PRED.
+    args.predictions = [*args.predictions, *golds[1:]]
+    if not args.predictions:
+        raise UsageError("score needs at least one PRED")
+    args.gold = golds[0]
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.bootstrap < 0:

@@ -534,6 +534,10 @@ def call_unit(value: Any, file: str, positions: Positions) -> PlanUnit | None:
 def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
     """Fill ``unit`` with the plan of the tool calls in ``value`` (a JSONL record, or the
     JSON found in a completion); False when it holds none."""
+    from plancheck.compiler.dora_native import dora_into_unit
+
+    if _FORCED.get() == (None, None) and dora_into_unit(unit, value, root):
+        return True  # a DORA run record, or DORA steps in a completion
     lowered = lower_calls(value, root, defer=False)  # DORA's frontend reads whole files only
     if lowered is None:
         return False
@@ -555,9 +559,15 @@ def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
     candidates = [*fences, *((i, len(text), n == 0) for n, i in enumerate(openers))]
     for start, end, repair in candidates:
         value, stop, verbatim = _read_value(text, start, end, repair=repair)
-        if stop > start and find_calls(value, _FORCED.get()[0]):
+        if stop > start and (find_calls(value, _FORCED.get()[0]) or _is_dora(value)):
             return value, start, stop, verbatim
     return None
+
+
+def _is_dora(value: Any) -> bool:
+    from plancheck.dora.formats import find_trajectories
+
+    return _FORCED.get() == (None, None) and find_trajectories(value) is not None
 
 
 def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, int, bool]:

@@ -161,20 +161,12 @@ class _Lowering:
 
     def check_step(self, written: int, span: Span, position: int, key: str) -> None:
         """``PC206``/``PC207`` for a reference the IR cannot hold (nested, whole observation)."""
-        step = written - self.base
-        data = {"step": position, "position": position, "key": key, "referenced_step": step}
-        if step < 0 or step >= self.count:
-            self.diagnostics.append(make(
-                "PC206", f"call {position} refers to trajectory[{written}], which the "
-                f"trajectory lacks", primary=span, label=f"no call {written}",
-                notes=[f"the trajectory has {self.count} call{'s' if self.count != 1 else ''}"],
-                data=data))
-        elif step >= position:
-            what = "itself" if step == position else f"call {written}, which comes later"
-            self.diagnostics.append(make(
-                "PC207", f"call {position} uses a result of {what}", primary=span,
-                label="refers forward" if step != position else "refers to itself",
-                help=["a call can only use results of the calls before it"], data=data))
+        from plancheck.compiler.dora_native import call_reference_problem
+
+        problem = call_reference_problem(written - self.base, self.count, position, key, span,
+                                         written=written)
+        if problem is not None:
+            self.diagnostics.append(problem)
 
     def malformed(self, value: str, span: Span, position: int, key: str) -> None:
         self.diagnostics.append(make(

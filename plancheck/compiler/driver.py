@@ -16,6 +16,7 @@ from typing import Any
 
 from plancheck.compiler.callshapes import PLAN_STEP_KEYS, bind_plan, call_unit
 from plancheck.compiler.checker import check_plan_steps
+from plancheck.compiler.dora_native import DoraPlan, dora_checks
 from plancheck.compiler.frontends import load_source
 from plancheck.compiler.lowering import lower_plan
 from plancheck.compiler.units import PlanUnit, SourceFile
@@ -170,7 +171,10 @@ def check_unit(
             diagnostics.extend(bound)
         report.plan = plan
         if plan is not None:
-            diagnostics.extend(check_plan(plan, toolset, options))
+            found = check_plan(plan, toolset, options)
+            if isinstance(plan, DoraPlan):  # loop bodies, nested references
+                found = dora_checks(plan, toolset, found)
+            diagnostics.extend(found)
             for phase in extra_phases:
                 diagnostics.extend(phase(plan, toolset))
     except Exception as error:  # one bad unit must not sink the batch

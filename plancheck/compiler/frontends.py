@@ -127,7 +127,11 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     region = (start, len(text.rstrip()))
     from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
     from plancheck.compiler.dora_frontend import trajectory_unit  # DORA-style trajectories
+    from plancheck.compiler.dora_native import dora_units  # DORA's own documents
 
+    dora = dora_units(value, file, Positions(file, lines, json_region=region))
+    if dora is not None:
+        return dora
     calls = call_unit(value, file, Positions(file, lines, json_region=region))
     if calls is not None:
         return [calls]
@@ -184,6 +188,11 @@ def _record_unit(
 ) -> PlanUnit:
     """A plan held by a record object (JSONL line, or an element of a JSON array)."""
     if isinstance(record, list):
+        from plancheck.compiler.dora_native import dora_into_unit
+
+        unit = PlanUnit(file, default_name, Positions(file, lines, json_region=region))
+        if dora_into_unit(unit, record, Span(file, pointer=pointer)):
+            return unit  # a bare DORA trajectory, one a line
         return PlanUnit(file, default_name, Positions(file, lines, json_region=region),
                         value=record, has_value=True, root=Span(file, pointer=pointer))
     name = _record_name(record, default_name) if isinstance(record, dict) else default_name

@@ -30,3 +30,14 @@ def parity_cases_path() -> Path:
     if configured:
         return Path(configured).expanduser().resolve()
     return release_dir().parent / "parity" / "cases.jsonl"
+
+
+DORA_REFERENCE_ENV = "PLANCHECK_DORA_REFERENCE"
+
+
+def dora_reference_dir() -> Path:
+    """DORA's released code (``dora/evaluation.py``, ``dora/tools/*.py``, ...)."""
+    configured = os.environ.get(DORA_REFERENCE_ENV)
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return release_dir().parent / "dora-reference"

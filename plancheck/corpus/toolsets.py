@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from plancheck.corpus.builtin import BUILTIN_NAME, builtin_toolset
+from plancheck.corpus.dora_toolset import DORA_NAME, dora_toolset
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
@@ -26,6 +27,8 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
     """Return the toolset and the warnings loading it raised; raise ToolsetError if unusable."""
     if spec is None or str(spec) in BUILTIN_ALIASES:
         return builtin_toolset(), []
+    if str(spec) == DORA_NAME:
+        return dora_toolset(), []
     from plancheck.fileio import is_dir, path_exists, reason
 
     path = Path(spec)

@@ -61,10 +61,11 @@ def parse_prediction(text: Any) -> Any:
     return text
 
 
-def _task_index(record: Mapping[str, Any]) -> tuple[Any, int]:
+def record_task(record: Mapping[str, Any]) -> tuple[Any, int]:
     """(sample id, task index) a record answers: from ``question_id`` ``<sample>_task<i>``,
     the record's ``sample_id`` taking precedence when given; index 0 when unreadable."""
     question, sample = record.get("question_id", ""), record.get("sample_id", "")
+    question = question if isinstance(question, str) else str(question)
     head, marker, tail = question.rpartition("_task")
     if not marker:
         return sample or question, 0
@@ -96,7 +97,7 @@ def merge_predictions(
                 task["final_answer"], task["trajectory"] = {}, []
                 tasks[(sample.get("sample_id", ""), index)] = task
         for record in records[dimension]:
-            target = tasks.get(_task_index(record))
+            target = tasks.get(record_task(record))
             if target is None:
                 continue
             answer = record.get("predicted_answer", record.get("final_answer"))

@@ -1,9 +1,13 @@
-"""Score a predicted DORA-style trajectory against a gold one (DORA paper, section 4).
+"""Score a predicted trajectory document against a gold one.
 
-Both trajectories are read as :mod:`plancheck.dora.trajectory` describes; references are
-rewritten to count calls from 0 (so a gold trajectory numbered from 1 and a prediction numbered
-from 0 compare correctly), then :func:`plancheck.dora.paper_metrics.trajectory_metrics` scores
-them.
+By default (``wording="dora"``) the numbers are DORA's released evaluator's
+(:func:`plancheck.dora.trajectory_metrics`): a document in DORA's own format
+(:mod:`plancheck.dora.formats`) is scored as it is; a trajectory in another call shape
+(:mod:`plancheck.dora.trajectory`) is first written as DORA's steps ``{"call", "args"}``.
+``wording="paper"`` scores with the DORA paper's wording of the metrics instead
+(:mod:`plancheck.dora.paper_metrics`, other metric names). Either way references are rewritten
+to count calls from 0, so a gold trajectory numbered from 1 and a prediction numbered from 0
+compare correctly.
 """
 
 from __future__ import annotations
@@ -49,6 +53,26 @@ def _rebased(value: Any, base: int) -> Any:
     return value
 
 
-def score_trajectory(pred: Any, gold: Any) -> dict[str, float]:
-    """DORA's five trajectory metrics of ``pred`` against ``gold`` (JSON values)."""
-    return trajectory_metrics(calls_from_trajectory(pred), calls_from_trajectory(gold))
+def score_trajectory(pred: Any, gold: Any, *, wording: str = "dora") -> dict[str, float]:
+    """The five trajectory metrics of ``pred`` against ``gold`` (JSON values): DORA's code's
+    (``t_any``, ``t_ord``, ``t_em``, ``par_acc``, ``eff``), or with ``wording="paper"`` the
+    paper's."""
+    if wording == "paper":
+        return trajectory_metrics(calls_from_trajectory(pred), calls_from_trajectory(gold))
+    if wording != "dora":
+        raise ValueError(f"unknown wording {wording!r}; expected 'dora' or 'paper'")
+    from plancheck.dora.metrics import trajectory_metrics as dora_metrics
+
+    return dora_metrics(dora_steps(pred), dora_steps(gold))
+
+
+def dora_steps(value: Any) -> list[Any]:
+    """The trajectory of a document as DORA's steps (a DORA document's own list as it is)."""
+    from plancheck.dora.formats import find_trajectories
+
+    found = find_trajectories(value)
+    if found is not None and len(found) == 1:
+        steps = found[0].value
+        return steps if isinstance(steps, list) else []
+    return [{"call": call.tool, "args": dict(call.arguments)}
+            for call in calls_from_trajectory(value)]

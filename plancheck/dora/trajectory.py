@@ -1,8 +1,9 @@
-"""The shape of a DORA-style trajectory file: a JSON list of tool calls.
+"""Trajectories of tool calls in shapes other than DORA's own, with DORA-style references.
 
-DORA's gold trajectory is "a gold tool-call sequence T* = <t1, ..., tK> specifying each tool
-name, its purpose, and its input arguments" (DORA paper, section 3.4). Its exact field names
-are not published, so the common spellings of a call are all read:
+DORA's own documents (steps ``{"call", "args", "obs"}``, tasks, samples, run records) are read
+by :mod:`plancheck.dora.formats` and :mod:`plancheck.compiler.dora_native`. This module reads
+the other common spellings of a call, which some agent frameworks write with DORA's
+``"<key> from trajectory[N].obs"`` references:
 
 * the tool's name under ``tool``, ``name``, ``tool_name``, ``function`` or ``action``;
 * its arguments (an object, or a JSON string holding one, as OpenAI ``tool_calls`` write them)

@@ -241,6 +241,8 @@ def _check_literal(
         if found is not None or not isinstance(value, str):
             return found  # the schema decides; a string may still be a path of the wrong kind
     kind = declared_kind(param.type, lattice.decls)
+    if kind is not None and param.schema_text is not None:
+        return None  # the schema settled the JSON kind (`["array", "string"]` takes a string)
     if kind is not None:  # a JSON value kind (a DSL export of a schema pool): check the kind
         from plancheck.ir.schema_types import schema_problem
 

@@ -136,9 +136,13 @@ def test_trajectory_metrics_of_the_acceptance_trajectory_against_its_gold() -> N
     # pairs (the vectorize calls both read the mask of the paired first calls), while
     # {seg-seg, area-area} has one (the predicted area call lacks class_ids) -> 2/4.
     # Efficiency: 4 / max(3, 4) = 1.
-    assert score_trajectory(predicted, gold) == {
+    assert score_trajectory(predicted, gold, wording="paper") == {
         "tool_any_order": 0.75, "tool_in_order": 0.5, "tool_exact_match": 0.25,
         "parameter_accuracy": 0.5, "efficiency": 1.0}
+    # DORA's code (the default) pairs steps by position: only step 0 keeps its tool, and it
+    # earns its one argument -> par_acc 1/4 (DORA's evaluation.py gives the same numbers).
+    assert score_trajectory(predicted, gold) == {
+        "t_any": 0.75, "t_ord": 0.5, "t_em": 0.25, "par_acc": 0.25, "eff": 1.0}
 
 
 # --------------------------------------------------------------------------- lint: each check
@@ -363,7 +367,10 @@ def test_score_trajectory_reads_numbering_and_shapes() -> None:
             "name": "B", "arguments": json.dumps({"q": "trajectory[0].obs.o"})}}]}
     assert calls_from_trajectory(one_based) == calls_from_trajectory(zero_based) == [
         ToolCall("A", {"p": 1}), ToolCall("B", {"q": "<o> from trajectory[0].obs"})]
-    assert score_trajectory(zero_based, one_based) == dict.fromkeys(METRICS, 1.0)
+    assert score_trajectory(zero_based, one_based, wording="paper") == \
+        dict.fromkeys(METRICS, 1.0)
+    assert score_trajectory(zero_based, one_based) == dict.fromkeys(
+        ("t_any", "t_ord", "t_em", "par_acc", "eff"), 1.0)  # DORA's code, the default
     assert mean_metrics([dict.fromkeys(METRICS, 1.0), dict.fromkeys(METRICS, 0.0)]) == \
         dict.fromkeys(METRICS, 0.5)
 

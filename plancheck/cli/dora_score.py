@@ -1,0 +1,103 @@
+"""``plancheck score --gold TASK_FILES... RUN`` and ``plancheck report`` for DORA runs.
+
+``score`` hands over here when its gold is DORA's task files (see
+:mod:`plancheck.scoring.dora_run`): it prints DORA's results table (or the summary as JSON) and
+writes one line per gold task with ``--per-item``; ``report`` renders the table again from
+such lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+
+
+def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
+    from plancheck.cli.common import load_toolset_or_exit, print_plain
+    from plancheck.dora.errors import DoraInputError
+    from plancheck.dora.polygons import PolygonWarning
+    from plancheck.scoring.dora_run import DoraRunError, load_gold, load_run, score_run
+
+    try:
+        gold, files = load_gold(gold_paths)
+        run = load_run(args.predictions, gold)
+    except DoraRunError as error:
+        print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    toolset, problems = load_toolset_or_exit(args.tools or "dora")
+    if toolset is None:
+        print_plain(problems)
+        return EXIT_ERROR
+    roots = [*{f.parent for f in files}, *run.roots]
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PolygonWarning)
+            results = score_run(gold, run, roots, toolset)
+    except DoraInputError as error:
+        print(f"plancheck: error[PC002]: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    # A polygon file that cannot be read scores 0, as in DORA; say which, once each.
+    for message in dict.fromkeys(str(w.message) for w in caught
+                                 if issubclass(w.category, PolygonWarning)):
+        print(f"plancheck: warning: {message}", file=sys.stderr)
+    if args.per_item:
+        try:
+            with open(args.per_item, "w", encoding="utf-8") as handle:
+                for item in results.items:
+                    handle.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
+        except OSError as error:
+            print(f"plancheck: error[PC001]: cannot write {args.per_item}: {error}",
+                  file=sys.stderr)
+            return EXIT_ERROR
+    if args.format == "json":
+        print(json.dumps({"schema_version": 1, "benchmark": "dora", "gold": gold_paths,
+                          "run": args.predictions, **results.summary}, indent=2))
+    else:
+        from plancheck.scoring.dora_run import results_table
+
+        sys.stdout.write(results_table(results.summary))
+    for where in run.malformed[:5]:
+        print(f"plancheck: warning[PC004]: {where}: not a JSON object; skipped",
+              file=sys.stderr)
+    if run.unmatched:
+        print(f"plancheck: {len(run.unmatched)} record(s) answer no gold task and were not "
+              "scored", file=sys.stderr)
+    return EXIT_FINDINGS if run.malformed or run.unmatched else EXIT_OK
+
+
+def dora_results(path: str) -> list[Path] | None:
+    """The per-item files of DORA scores under ``path`` (``None``: none are DORA's)."""
+    root = Path(path)
+    files = [root] if root.is_file() else sorted(root.rglob("*.jsonl")) if root.is_dir() else []
+    found = []
+    for file in files:
+        try:
+            with file.open(encoding="utf-8") as handle:
+                first = handle.readline()
+            if json.loads(first).get("benchmark") == "dora":
+                found.append(file)
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            continue
+    return found or None
+
+
+def run_report(args: argparse.Namespace, files: list[Path]) -> int:
+    from plancheck.scoring.dora_run import iter_items, results_table, summary_from_items
+
+    root = Path(args.results)
+    documents = {}
+    for file in files:
+        items = list(iter_items(file.read_text(encoding="utf-8")))
+        name = str(file.relative_to(root)) if root.is_dir() else file.name
+        documents[name] = summary_from_items(items)
+    if args.format == "json":
+        print(json.dumps(documents, indent=2))
+        return EXIT_OK
+    for name, summary in documents.items():
+        sys.stdout.write(f"{name}\n{results_table(summary)}\n")
+    return EXIT_OK
