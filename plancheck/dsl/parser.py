@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
-from plancheck.diagnostics.span import Span
+from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.ir.nodes import (
     Argument,
     Family,
@@ -225,11 +225,15 @@ class _Builder:
         conversions: tuple[str, ...] = ()
         formats: tuple[str, ...] = ()
         doc = ""
+        parent_spans: tuple[Span, ...] = ()
+        conversion_spans: tuple[Span, ...] = ()
         for child in node.children[1:]:
             if child.data == "supertypes":
                 parents = tuple(str(t) for t in child.children)
+                parent_spans = tuple(self.span(t) for t in child.children)
             elif child.data == "conversions":
                 conversions = tuple(str(t) for t in child.children)
+                conversion_spans = tuple(self.span(t) for t in child.children)
             elif child.data == "formats":
                 formats = tuple(_unquote(t).lower() for t in child.children)
             elif child.data == "doc":
@@ -238,7 +242,8 @@ class _Builder:
         if name in toolset.types:
             self.duplicate("type", name, span, toolset.types[name].span)
             return
-        toolset.types[name] = TypeDecl(name, parents, doc, span, conversions, formats)
+        toolset.types[name] = TypeDecl(name, parents, doc, span, conversions, formats,
+                                       (*parent_spans, *conversion_spans))
 
     def tool(self, toolset: Toolset, node: Any) -> None:
         name = str(node.children[0])
@@ -277,6 +282,7 @@ class _Builder:
         polymorphic = False
         doc = ""
         type_name = ""
+        type_span = NO_SPAN
         for token in tokens:
             kind = getattr(token, "type", None)
             if kind == "OPTIONAL":
@@ -284,10 +290,11 @@ class _Builder:
             elif kind == "ANY":
                 polymorphic = True
             elif kind == "NAME":
-                type_name = str(token)
+                type_name, type_span = str(token), self.span(token)
             elif getattr(token, "data", None) == "doc":
                 doc = _unquote(token.children[0])
-        return Param(name, type_name, required, doc, self.span(node), polymorphic)
+        return Param(name, type_name, required, doc, self.span(node), polymorphic,
+                     type_span=type_span)
 
     # ---------------------------------------------------------------- plans
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from plancheck.diagnostics.model import Diagnostic, make
-from plancheck.diagnostics.span import Span
+from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.ir.nodes import Param, Toolset, TypeDecl
 
 
@@ -94,9 +94,10 @@ def build_lattice(toolset: Toolset) -> tuple[TypeLattice, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     decls = dict(toolset.types)
     for decl in toolset.types.values():
-        for parent in (*decl.parents, *decl.converts_to):
+        for i, parent in enumerate((*decl.parents, *decl.converts_to)):
             if parent not in decls:
-                diagnostics.append(_unknown_type(parent, decl.span, decls))
+                where = decl.name_spans[i] if i < len(decl.name_spans) else decl.span
+                diagnostics.append(_unknown_type(parent, where, decls))
     ancestors: dict[str, frozenset[str]] = {}
     for name, decl in decls.items():
         found, cycle = _ancestors_of(name, decls)
@@ -123,7 +124,8 @@ def build_lattice(toolset: Toolset) -> tuple[TypeLattice, list[Diagnostic]]:
     for tool in toolset.tools.values():
         for param in (*tool.inputs, *tool.outputs):
             if param.type not in decls:
-                diagnostics.append(_unknown_type(param.type, param.span, decls))
+                where = param.type_span if param.type_span != NO_SPAN else param.span
+                diagnostics.append(_unknown_type(param.type, where, decls))
     lattice = TypeLattice(
         decls,
         ancestors,

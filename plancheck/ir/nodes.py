@@ -188,6 +188,9 @@ class TypeDecl:
     span: Span = NO_SPAN
     converts_to: tuple[str, ...] = ()
     formats: tuple[str, ...] = ()  # file extensions, lower-case with the dot
+    # Where each of ``(*parents, *converts_to)`` is written, when known: a diagnostic about
+    # one of them points at that name, not at the whole declaration.
+    name_spans: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +210,7 @@ class Param:
     # The JSON Schema a foreign pool (MCP, OpenAI tools) declares for the parameter, as
     # canonical JSON; literals are then checked against it (see corpus/schema_types.py).
     schema_text: str | None = None
+    type_span: Span = NO_SPAN  # where the type name is written (``span`` is the declaration)
 
 
 @dataclass(frozen=True, slots=True)
