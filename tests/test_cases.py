@@ -91,9 +91,10 @@ _OUT_LINE = re.compile(
     r"(?P<severity>error|warning|info) (?P<code>PC\d{3}) (?P<name>[a-z][a-z-]*)"
     r"(?: ~ (?P<fragment>.+))?$"
 )
-# A diagnostic printed on standard error: `[plancheck: ][FILE: ]error[PC001]: message`.
+# A diagnostic printed on standard error: `[plancheck: ][FILE[:LINE:COL]: ]error[PC001]: message`.
 _ERR_HEAD = re.compile(
-    r"^(?:plancheck: )?(?:(?P<file>\S[^\[]*?): )?(?P<severity>error|warning|info)"
+    r"^(?:plancheck: )?(?:(?P<file>\S[^\[]*?)(?::(?P<line>\d+):(?P<col>\d+))?: )?"
+    r"(?P<severity>error|warning|info)"
     r"\[(?P<code>PC\d{3})\]:? ?(?P<message>.*)$"
 )
 _ERR_WHERE = re.compile(
@@ -302,7 +303,9 @@ def from_stderr(text: str, paths: Paths, names: dict[str, str]) -> list[Actual]:
         head = _ERR_HEAD.match(line)
         if head is None:
             continue
-        file, record, line_no, col = head["file"], None, None, None
+        file, record = head["file"], None
+        line_no = int(head["line"]) if head["line"] else None
+        col = int(head["col"]) if head["col"] else None
         where = _ERR_WHERE.match(lines[i + 1]) if i + 1 < len(lines) else None
         if where is not None:
             file = None if where["file"] == "<input>" else where["file"]

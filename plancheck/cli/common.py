@@ -42,13 +42,42 @@ def load_toolset_or_exit(spec: str | None) -> tuple[Toolset | None, list[Diagnos
     try:
         return load_toolset(spec)
     except ToolsetError as error:
-        return None, error.diagnostics
+        return None, locate_toolset_problems(spec, error.diagnostics)
+
+
+def locate_toolset_problems(spec: str | None,
+                            diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The problems of the toolset ``spec`` names, with its file name, lines and columns."""
+    from plancheck.compiler.driver import CheckOptions, finish
+    from plancheck.diagnostics.positions import LineIndex, Positions
+
+    text = read_toolset_text(spec)
+    region = (0, len(text)) if spec and spec.lower().endswith(".json") else None
+    label = spec or "<built-in>"
+    positions = Positions(label, LineIndex(text), json_region=region)
+    return finish(diagnostics, positions, label, None, CheckOptions())
+
+
+def read_toolset_text(spec: str | None) -> str:
+    if not spec:
+        return ""
+    try:
+        with open(spec, encoding="utf-8-sig") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return ""  # a directory, a built-in name, or unreadable: loading already said why
 
 
 def print_plain(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None) -> None:
-    """Print diagnostics that have no source excerpt (toolset and usage problems)."""
+    """Print diagnostics without a source excerpt (toolset and usage problems): where, what,
+    and the help."""
     out = stream or sys.stderr
     for diagnostic in diagnostics:
+        span = diagnostic.span
         where = f"{diagnostic.file}: " if diagnostic.file else ""
+        if diagnostic.file and span is not None and span.start_line:
+            where = f"{diagnostic.file}:{span.start_line}:{span.start_col}: "
         print(f"{where}{diagnostic.severity.label}[{diagnostic.code}]: {diagnostic.message}",
               file=out)
+        for text in diagnostic.help:
+            print(f"  = help: {text}", file=out)

@@ -137,27 +137,24 @@ def _show(toolset: Any, output_format: str) -> int:
 
 
 def _lint(specs: list[str | None], output_format: str) -> int:
-    from plancheck.compiler.driver import CheckOptions, finish
+    from plancheck.cli.common import locate_toolset_problems, read_toolset_text
     from plancheck.diagnostics.model import Diagnostic, Severity
-    from plancheck.diagnostics.positions import LineIndex, Positions
+    from plancheck.diagnostics.positions import LineIndex
     from plancheck.render.text import TextRenderer, summary_line, use_colour
 
     found: list[Diagnostic] = []
     lines: dict[str, LineIndex] = {}
     for spec in specs:
-        label = spec or "<built-in>"
+        lines[spec or "<built-in>"] = LineIndex(read_toolset_text(spec))
         toolset, diagnostics = load_toolset_or_exit(spec)
-        if toolset is not None:
-            from plancheck.corpus.pool_lint import lint_pool  # suspicious, not wrong
+        if toolset is None:
+            found.extend(diagnostics)  # located already
+            continue
+        from plancheck.corpus.pool_lint import lint_pool  # suspicious, not wrong
 
-            diagnostics = diagnostics + [d for d in toolset.problems() if d not in diagnostics]
-            diagnostics += lint_pool(toolset)
-        text = _read(spec)
-        index = LineIndex(text)
-        lines[label] = index
-        region = (0, len(text)) if spec and spec.lower().endswith(".json") else None
-        positions = Positions(label, index, json_region=region)
-        found.extend(finish(diagnostics, positions, label, None, CheckOptions()))
+        diagnostics = diagnostics + [d for d in toolset.problems() if d not in diagnostics]
+        diagnostics += lint_pool(toolset)
+        found.extend(locate_toolset_problems(spec, diagnostics))
     if output_format == "json":
         from plancheck.render.json_report import render_json
 
@@ -175,11 +172,3 @@ def _lint(specs: list[str | None], output_format: str) -> int:
     return EXIT_FINDINGS if any(d.severity is Severity.ERROR for d in found) else EXIT_OK
 
 
-def _read(spec: str | None) -> str:
-    if not spec:
-        return ""
-    try:
-        with open(spec, encoding="utf-8-sig") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
-        return ""  # a directory, or unreadable: loading already said why
