@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 from importlib.machinery import EXTENSION_SUFFIXES
-from pathlib import Path
 
 __all__ = ["BuildInfo", "build_info"]
 
-PACKAGE = Path(__file__).resolve().parent
+# Paths are strings here: pathlib (with the URL parsing it imports) would add a good part of
+# `plancheck --version`'s time in an installation that has not imported it already.
+PACKAGE = os.path.dirname(os.path.realpath(__file__))
 RECORD = "_build.json"  # {"compiler": ..., "sources": {module: sha256 of its source}}
 
 
@@ -63,10 +64,11 @@ class BuildInfo:
         return label
 
 
-def build_info(package: Path = PACKAGE) -> BuildInfo:
+def build_info(package: str | os.PathLike[str] = PACKAGE) -> BuildInfo:
     """The running build, from the files of the package directory ``package`` (it reads and
     hashes them: not for hot paths)."""
-    compiled = _compiled_modules(package)
+    root = os.path.normpath(os.fspath(package))
+    compiled = _compiled_modules(root)
     if not compiled:  # plain Python: no record to read, nothing to hash
         return BuildInfo((), (), None)
     import hashlib
@@ -74,7 +76,8 @@ def build_info(package: Path = PACKAGE) -> BuildInfo:
 
     record: dict[str, object] = {}
     try:
-        loaded = json.loads((package / RECORD).read_text(encoding="utf-8"))
+        with open(os.path.join(root, RECORD), encoding="utf-8") as handle:
+            loaded = json.loads(handle.read())
         if isinstance(loaded, dict):
             record = loaded
     except (OSError, ValueError):
@@ -83,20 +86,26 @@ def build_info(package: Path = PACKAGE) -> BuildInfo:
     hashes = sources if isinstance(sources, dict) else {}
     stale: list[str] = []
     for module, source in compiled:
-        if hashes.get(module) != hashlib.sha256(source.read_bytes()).hexdigest():
+        with open(source, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        if hashes.get(module) != digest:
             stale.append(module)
     compiler = record.get("compiler")
     return BuildInfo(tuple(module for module, _source in compiled), tuple(stale),
                      compiler if isinstance(compiler, str) else None)
 
 
-def _compiled_modules(package: Path) -> list[tuple[str, Path]]:
-    """(module, source) of each source below ``package`` that has a compiled extension beside
-    it, in the order ``sorted(package.rglob("*.py"))`` gives. One directory listing per
-    directory (``os.walk``, which like ``rglob`` does not enter linked directories) rather
-    than a ``stat`` per source and suffix: ``--version`` runs this."""
-    found: list[tuple[tuple[str, ...], Path]] = []
-    for directory, _dirs, files in os.walk(package):
+def _compiled_modules(root: str) -> list[tuple[str, str]]:
+    """(module, source) of each source below the package directory ``root`` that has a
+    compiled extension beside it, in the order ``sorted(Path(root).rglob("*.py"))`` gives.
+    One directory listing per directory (``os.walk``, which like ``rglob`` does not enter
+    linked directories) rather than a ``stat`` per source and suffix: ``--version`` runs
+    this."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    for directory, _dirs, files in os.walk(root):
+        relative = os.path.relpath(directory, root)
+        parts = (os.path.basename(root),) + (() if relative == os.curdir
+                                             else tuple(relative.split(os.sep)))
         names = set(files)
         for name in files:
             if not name.endswith(".py"):
@@ -104,7 +113,6 @@ def _compiled_modules(package: Path) -> list[tuple[str, Path]]:
             stem = name[:-3]
             if any(stem + suffix in names and os.path.exists(os.path.join(directory, stem + suffix))
                    for suffix in EXTENSION_SUFFIXES):
-                source = Path(directory, name)
-                found.append((source.relative_to(package.parent).parts, source))
+                found.append(((*parts, name), os.path.join(directory, name)))
     found.sort()
     return [(".".join(parts)[:-3], source) for parts, source in found]
