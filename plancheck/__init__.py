@@ -10,7 +10,10 @@ The public API is imported lazily so that ``import plancheck`` stays cheap:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# A constant of this name is what type checkers look for; importing it from typing would cost
+# `plancheck --version` a few milliseconds (typing is a large module), and nothing else here
+# needs typing at run time.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -42,6 +45,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from plancheck.api import check, check_trajectory, load_toolset, score
     from plancheck.compiler.driver import Report
     from plancheck.diagnostics.model import Diagnostic

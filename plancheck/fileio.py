@@ -13,7 +13,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO
@@ -146,6 +145,8 @@ class AtomicWriter:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(self.path))
+        import tempfile  # here: importing it costs every command's start-up, most never write
+
         handle, self._temporary = tempfile.mkstemp(
             dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".tmp")
         # backslashreplace: a lone surrogate read from a JSON escape is written back as one.

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from plancheck import __version__
+from plancheck import TYPE_CHECKING, __version__
+
+if TYPE_CHECKING:  # typing is not imported at run time: see plancheck/__init__.py
+    from typing import Any
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -24,8 +27,36 @@ class UsageError(Exception):
     """A problem with how plancheck was called (exit 2)."""
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (and the compression
+    modules it imports): argparse asks for the width whenever a parser gets an option, so every
+    run of every command would pay for that import."""
+    with contextlib.suppress(KeyError, ValueError):
+        columns = int(os.environ["COLUMNS"])
+        if columns > 0:
+            return columns
+    if sys.__stdout__ is None:
+        return 80
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 80
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
     _intermixing = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)  # subparsers are made by this class
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
@@ -46,7 +77,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 # name -> (module, one-line help). Each module defines ``add_arguments(parser)`` and
-# ``run(args) -> int`` and keeps its top-level imports light (``--help`` imports them all).
+# ``run(args) -> int``. Only the command being run is imported (``--help`` and ``--version``
+# import none), so that starting the command line costs only what that command needs.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check": ("plancheck.cli.check", "lint plans (the default command)"),
     "fmt": ("plancheck.cli.fmt", "print a plan as DSL or canonical JSON"),
@@ -61,18 +93,24 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _available() -> dict[str, Any]:
-    """The command modules that exist in this installation."""
+def _command_module(name: str) -> Any | None:
+    """The module of command ``name``, or None when this installation lacks it."""
     import importlib
 
-    modules = {}
-    for name, (module_name, _help) in SUBCOMMANDS.items():
-        try:
-            modules[name] = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-    return modules
+    module_name = SUBCOMMANDS[name][0]
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        return None
+
+
+def _installed(name: str) -> bool:
+    """Whether this installation has command ``name``, without importing its module."""
+    from importlib.util import find_spec
+
+    return find_spec(SUBCOMMANDS[name][0]) is not None
 
 
 class _Version(argparse.Action):
@@ -86,7 +124,12 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser(modules: dict[str, Any]) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, module: Any | None = None
+                 ) -> argparse.ArgumentParser:
+    """The parser of ``command`` (whose module is ``module``), or with no command, of every
+    installed command without their options (for the top-level help and the list of valid
+    choices). A run parses the options of one command only: building the others' parsers
+    would only cost start-up time."""
     parser = _Parser(
         prog="plancheck",
         description="A statically typed, compiler-style checker for LLM tool-use plans.",
@@ -94,10 +137,13 @@ def build_parser(modules: dict[str, Any]) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0,
                         help="show the version and the build (compiled or plain Python)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in modules.items():
-        help_text = SUBCOMMANDS[name][1]
+    for name, (_module_name, help_text) in SUBCOMMANDS.items():
+        selected = module if name == command else None
+        if selected is None and (command is not None or not _installed(name)):
+            continue
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(sub)
+        if selected is not None:
+            selected.add_arguments(sub)
     return parser
 
 
@@ -110,13 +156,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             _refuse_misspelt_command(args_list[0])
             args_list.insert(0, "check")
-        modules = _available()
-        parser = build_parser(modules)
+        # The only top-level options (--help, --version) exit before a command runs, so the
+        # command to run, if any, is the first word.
+        command = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
+        module = _command_module(command) if command is not None else None
+        # Without its module (an installation that lacks it) the command is an invalid
+        # choice among those installed.
+        parser = build_parser(command if module is not None else None, module)
         args = parser.parse_args(args_list)
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
-        run: Command = modules[args.command].run
+        assert module is not None  # args.command is None unless a command's module loaded
+        run: Command = module.run
         return run(args)
     except UsageError as error:
         print(f"plancheck: error: {error}", file=sys.stderr)
@@ -155,12 +207,12 @@ def _tolerate_lone_surrogates() -> None:
 
 def _refuse_misspelt_command(word: str) -> None:
     """``plancheck scroe x.json`` is a typo for ``score``, not a file named ``scroe``."""
-    import difflib
-
     from plancheck.fileio import path_exists
 
     if word.startswith("-") or word == "-" or path_exists(word):
         return
+    import difflib  # only for a word that is no file: checking a file never pays for it
+
     close = difflib.get_close_matches(word, list(SUBCOMMANDS), n=1, cutoff=0.6)
     if close:
         raise UsageError(f"`{word}` is neither a command nor a file; did you mean "

@@ -20,7 +20,6 @@ What the IR cannot hold is kept on the :class:`DoraPlan` and checked against the
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import math
 from dataclasses import dataclass, field, replace
@@ -349,6 +348,8 @@ def _nested(plan: DoraPlan, ref: NestedReference, toolset: Toolset) -> Diagnosti
     tool = toolset.tool(producer.tool) if producer is not None and producer.tool else None
     if tool is None or not tool.outputs or ref.key in tool.output_names:
         return None
+    import difflib  # only for a wrong key: not worth its import at every start-up
+
     guess = difflib.get_close_matches(ref.key, tool.output_names, n=1)
     return make(
         "PC208", f"call {ref.position} uses `{ref.key}` of call {ref.step}, but `{tool.name}` "

@@ -9,14 +9,12 @@ One bad record never sinks a batch: an unexpected exception while checking a uni
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from plancheck.compiler.callshapes import PLAN_STEP_KEYS, bind_plan, call_unit
 from plancheck.compiler.checker import check_plan_steps
-from plancheck.compiler.dora_native import DoraPlan, dora_checks
 from plancheck.compiler.frontends import load_source
 from plancheck.compiler.lowering import lower_plan
 from plancheck.compiler.units import PlanUnit, SourceFile
@@ -172,8 +170,11 @@ def check_unit(
         report.plan = plan
         if plan is not None:
             found = check_plan(plan, toolset, options)
-            if isinstance(plan, DoraPlan):  # loop bodies, nested references
-                found = dora_checks(plan, toolset, found)
+            if type(plan) is not Plan:  # maybe DORA's (a subclass); a plain plan never loads it
+                from plancheck.compiler.dora_native import DoraPlan, dora_checks
+
+                if isinstance(plan, DoraPlan):  # loop bodies, nested references
+                    found = dora_checks(plan, toolset, found)
             diagnostics.extend(found)
             for phase in extra_phases:
                 diagnostics.extend(phase(plan, toolset))
@@ -201,6 +202,8 @@ def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | 
 
 
 def internal_error(error: BaseException) -> Diagnostic:
+    import traceback  # only after a bug: not worth its import at every start-up
+
     where = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
     location = f" at {where[0].filename.rsplit('/', 1)[-1]}:{where[0].lineno}" if where else ""
     return make(

@@ -127,11 +127,14 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     region = (start, len(text.rstrip()))
     from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
     from plancheck.compiler.dora_frontend import trajectory_unit  # DORA-style trajectories
-    from plancheck.compiler.dora_native import dora_units  # DORA's own documents
+    from plancheck.dora.formats import find_trajectories
 
-    dora = dora_units(value, file, Positions(file, lines, json_region=region))
-    if dora is not None:
-        return dora
+    if find_trajectories(value) is not None:  # DORA's own documents (only they load its lowering)
+        from plancheck.compiler.dora_native import dora_units
+
+        dora = dora_units(value, file, Positions(file, lines, json_region=region))
+        if dora is not None:
+            return dora
     calls = call_unit(value, file, Positions(file, lines, json_region=region))
     if calls is not None:
         return [calls]

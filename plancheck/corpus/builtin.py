@@ -1,17 +1,19 @@
 """The built-in DisasterBench tool pool, written in the workflow DSL (``disasterbench.wf``).
 
 Parsing the DSL costs tens of milliseconds (Lark); the compiled toolset is therefore cached as a
-pickle in the user's cache directory, keyed by a hash of the DSL source, of its path (the spans
-of the toolset name it: two installs must not share an entry) and of the IR module that defines
-the pickled classes, so the linter's start-up pays for it once.
+pickle in the user's cache directory, so the linter's start-up pays for it once. The entry is
+keyed by the path, size and modification time of the DSL source (the spans of the toolset name
+its path: two installs must not share an entry) and of the IR modules that define the pickled
+classes, as Python keys its own bytecode cache: reading and hashing them (and importing
+hashlib) would cost every start-up more than loading the entry does.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import pickle
+import zlib
 from functools import cache
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from plancheck.ir.nodes import Toolset
 
 BUILTIN_PATH = Path(__file__).with_name("disasterbench.wf")
 BUILTIN_NAME = "disasterbench"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2  # 2: the pickle holds (key, toolset)
 MAX_CACHE_ENTRIES = 8  # cached toolsets kept (one per install and IR version); the rest go
 
 
@@ -29,16 +31,22 @@ def _cache_dir() -> Path:
     return root / "plancheck" if not os.environ.get("PLANCHECK_CACHE_DIR") else root
 
 
-def _cache_file(source: bytes) -> Path:
-    # The pickle holds IR objects and spans: a change to their classes (or to the module that
-    # defines them) must invalidate it too.
+def _cache_key() -> str:
+    """What the cached toolset was built from. The pickle holds IR objects and spans: a change
+    to their classes (or to the modules that define them) must invalidate it too."""
     from plancheck.diagnostics import span
     from plancheck.ir import nodes
 
-    digest = hashlib.sha256(
-        source + Path(nodes.__file__).read_bytes() + Path(span.__file__).read_bytes()
-        + f"|{_CACHE_FORMAT}|{BUILTIN_PATH}".encode()
-    ).hexdigest()[:20]
+    stamps = [f"{_CACHE_FORMAT}"]
+    for path in (str(BUILTIN_PATH), nodes.__file__, span.__file__):
+        found = os.stat(path)
+        stamps.append(f"{path}:{found.st_size}:{found.st_mtime_ns}")
+    return "|".join(stamps)
+
+
+def _cache_file(key: str) -> Path:
+    # The name only spreads keys over files: the entry holds its whole key, checked on loading.
+    digest = f"{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}{len(key):04x}"
     return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.pickle"
 
 
@@ -60,13 +68,14 @@ def parse_builtin_toolset() -> Toolset:
 
 @cache
 def builtin_toolset() -> Toolset:
-    source = BUILTIN_PATH.read_bytes()
-    cached = _cache_file(source)
+    key = _cache_key()
+    cached = _cache_file(key)
     try:
         with cached.open("rb") as handle:
             loaded = pickle.load(handle)
-        if isinstance(loaded, Toolset):
-            return loaded
+        if (isinstance(loaded, tuple) and len(loaded) == 2 and loaded[0] == key
+                and isinstance(loaded[1], Toolset)):
+            return loaded[1]
     except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
         pass
     toolset = parse_builtin_toolset()
@@ -74,7 +83,7 @@ def builtin_toolset() -> Toolset:
         cached.parent.mkdir(parents=True, exist_ok=True)
         temporary = cached.with_suffix(f".{os.getpid()}.tmp")
         with temporary.open("wb") as handle:
-            pickle.dump(toolset, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((key, toolset), handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, cached)
         _prune(cached)
     except OSError:

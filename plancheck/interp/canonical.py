@@ -13,7 +13,6 @@ function of the value alone, so the form stays canonical and its size linear.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter
@@ -42,6 +41,8 @@ def _inline(text: str) -> str:
     """A sub-term as written inside another: itself, or the digest of a long one."""
     if len(text) > INLINE_LIMIT:
         # '#' starts no other term: names, JSON literals and '?' unknowns all differ.
+        import hashlib  # rare (long sub-terms only): not worth its import at every start-up
+
         return "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return text
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher, get_close_matches
 from functools import lru_cache
 
 from plancheck.diagnostics.findings import Findings
@@ -214,6 +213,9 @@ def _did_you_mean(name: str, candidates: tuple[str, ...], cutoff: float) -> str 
     lowered = {c.lower(): c for c in candidates}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    # Imported here: a plan without a misspelt name (most) does not pay for it at start-up.
+    from difflib import get_close_matches
+
     close = get_close_matches(name, candidates, n=1, cutoff=cutoff)
     if close:
         return close[0]
@@ -646,6 +648,8 @@ def _closest(name: str, candidates: list[str]) -> str | None:
 def _closest_of(name: str, candidates: tuple[str, ...]) -> str | None:
     if not candidates:
         return None
+    from difflib import SequenceMatcher  # as in _did_you_mean: only for a misspelt name
+
     scored = sorted(
         ((SequenceMatcher(None, name.lower(), c.lower()).ratio(), c) for c in candidates),
         reverse=True,
