@@ -50,14 +50,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_score import _records  # noqa: E402 - the bench scripts share their corpus code
-from bench_scoring import Corpus, reference_scorer  # noqa: E402
+from bench_score import _records  # (the bench scripts share their corpus code)
+from bench_scoring import Corpus, reference_scorer
 
-from plancheck.build_info import build_info  # noqa: E402
-from plancheck.cli import main as plancheck_main  # noqa: E402
-from plancheck.corpus.paths import release_dir  # noqa: E402
-from plancheck.scoring.reference import prepare_gold  # noqa: E402
-from plancheck.testing.completions import (  # noqa: E402
+from plancheck.build_info import build_info
+from plancheck.cli import main as plancheck_main
+from plancheck.corpus.paths import release_dir
+from plancheck.scoring.reference import prepare_gold
+from plancheck.testing.completions import (
     MUTATION_WEIGHTS,
     STYLES,
     generate_completions,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 import marshal
+import math
 import multiprocessing
 import os
 import re
@@ -933,7 +934,9 @@ _MAX_ROWS: Final = 4096
 
 def _has_nan(row: tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]]) -> bool:
     f1, trajectory = row
-    return any(v is not None and v != v for v in f1) or any(v != v for _, v in trajectory)
+    return any(v is not None and math.isnan(v) for v in f1) or any(
+        math.isnan(v) for _, v in trajectory
+    )
 
 
 def _tally(

@@ -565,7 +565,14 @@ def _f1(predicted: Counter[Any], gold: Counter[Any]) -> float | None:
     total = sum(predicted.values()) + sum(gold.values())
     if total == 0:
         return None
-    overlap = sum((predicted & gold).values())
+    # The size of the multiset intersection (``predicted & gold``), without building it.
+    overlap = 0
+    for element, count in predicted.items():
+        other = gold.get(element)
+        if other is not None:
+            smaller = count if count < other else other
+            if smaller > 0:
+                overlap += smaller
     return 2.0 * overlap / total
 
 
