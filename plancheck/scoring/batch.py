@@ -89,6 +89,8 @@ RAW_FIELD: Final = "raw_selected_completion"
 _CHUNK: Final = 512
 # One encoder for every line: json.dumps with any option builds a new encoder per call.
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode
+# What that encoder does with a string (it calls this directly), without its dispatch.
+_ENCODE_STRING: Final = json.encoder.encode_basestring
 _ID_IN_TEXT: Final = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 _TASK_ID_IN_TEXT: Final = re.compile(r'"task_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
@@ -560,18 +562,36 @@ def _line(
     """One per-item line, exactly as ``json.dumps`` writes the object of
     :data:`PER_ITEM_FIELDS` (``entries``: the diagnostics, encoded and joined by ``", "``),
     written out directly: most fields are booleans and short strings."""
+    tail: str | None
     if fpof_type is None:
         tail = '"fpof_type": null, "fpof_step": null, "fpof_category": null'
     else:
-        tail = (
-            f'"fpof_type": {_ENCODE(fpof_type)}, "fpof_step": {_ENCODE(fpof_step)}, '
-            f'"fpof_category": {_ENCODE(fpof_category(fpof_type))}'
-        )
+        tail = _FPOF_TAILS.get((fpof_type, fpof_step)) if type(fpof_step) is int else None
+        if tail is None:
+            tail = (
+                f'"fpof_type": {_ENCODE(fpof_type)}, "fpof_step": {_ENCODE(fpof_step)}, '
+                f'"fpof_category": {_ENCODE(fpof_category(fpof_type))}'
+            )
+            if type(fpof_step) is int and len(_FPOF_TAILS) < 4096:
+                _FPOF_TAILS[(fpof_type, fpof_step)] = tail  # few types, few steps
     return (
-        f'{{"id": {_ENCODE(ident)}, "task_id": {_ENCODE(task_id)}, "em": {_BOOL[em]}, '
+        f'{{"id": {_scalar(ident)}, "task_id": {_scalar(task_id)}, "em": {_BOOL[em]}, '
         f'"tool_acc": {_BOOL[tool]}, "param_acc": {_BOOL[param]}, "dep_acc": {_BOOL[dep]}, '
         f'"exec_equiv": {_MAYBE[exec_equiv]}, {tail}, "diagnostics": [{entries}]}}'
     )
+
+
+_FPOF_TAILS: dict[tuple[str, int], str] = {}
+
+
+def _scalar(value: Any) -> str:
+    """``_ENCODE(value)``, directly for the usual ids (a string, an integer)."""
+    kind = type(value)
+    if kind is str:
+        return _ENCODE_STRING(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _ENCODE(value)
 
 
 def _salvage_ids(text: str) -> tuple[Any, Any]:
