@@ -12,7 +12,8 @@ rounds (medians over ``--runs``):
   :func:`plancheck.cli.main` called in this process (argument parsing, reading the gold file
   and the toolset, reading and parsing each record, scoring, writing the per-item file, the
   JSON summary with 1,000 bootstrap resamples: everything but starting Python and importing
-  plancheck, which a first untimed call does; the start-up is ``bench/bench_lint.py``'s);
+  plancheck, which a first untimed call does; the start-up is ``bench/bench_lint.py``'s;
+  what scoring remembers across batches in one process is forgotten before every call);
 * the same with ``--parity-only``.
 
 The corpus mixes every output style the parity tests know: the shared parity cases
@@ -56,6 +57,7 @@ from bench_scoring import Corpus, reference_scorer
 from plancheck.build_info import build_info
 from plancheck.cli import main as plancheck_main
 from plancheck.corpus.paths import release_dir
+from plancheck.scoring.batch import clear_caches
 from plancheck.scoring.reference import prepare_gold
 from plancheck.testing.completions import (
     MUTATION_WEIGHTS,
@@ -111,6 +113,7 @@ def _write(records: list[dict[str, Any]], path: Path) -> Path:
 
 def _cli(arguments: list[str]) -> Callable[[], None]:
     def run() -> None:
+        clear_caches()  # what a new process would not know yet
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             code = plancheck_main(arguments)
         if code not in (0, 1):

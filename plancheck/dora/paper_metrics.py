@@ -77,6 +77,11 @@ def default_reference(value: Any) -> tuple[int, str] | None:
 _READ: dict[str, tuple[int, str] | None] = {}
 
 
+def clear_caches() -> None:
+    """Forget how strings read (for benchmarks that must start cold in one process)."""
+    _READ.clear()
+
+
 def _read_reference(value: str) -> tuple[int, str] | None:
     if value.startswith("<GENERATED>"):
         from plancheck.ir.references import REFERENCE_RE

@@ -65,6 +65,7 @@ __all__ = [
     "ScoreOptions",
     "ScoredItem",
     "Summary",
+    "clear_caches",
     "read_records",
     "score_records",
 ]
@@ -582,6 +583,20 @@ def _line(
 
 
 _FPOF_TAILS: dict[tuple[str, int], str] = {}
+
+
+def clear_caches() -> None:
+    """Forget everything scoring remembers across batches in this process (bootstrap tables
+    and estimates, how strings read as references, what is known of gold steps, encoded
+    FPoF fields): a benchmark that scores again in one process then pays for them as a new
+    process does. Results never depend on it."""
+    from plancheck.dora import paper_metrics
+    from plancheck.scoring import bootstrap, gold
+
+    bootstrap.clear_caches()
+    paper_metrics.clear_caches()
+    gold.clear_caches()
+    _FPOF_TAILS.clear()
 
 
 def _scalar(value: Any) -> str:
