@@ -232,7 +232,13 @@ def run(args: argparse.Namespace) -> int:
     documents = [
         s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
     ]
-    overall = total.to_dict(gold, resamples=args.bootstrap, seed=args.seed)
+    # The total is shown in JSON, and in text beside two files or more (with one file its
+    # counts are the file's, so its intervals come from the bootstrap's memory).
+    overall = (
+        total.to_dict(gold, resamples=args.bootstrap, seed=args.seed)
+        if args.format == "json" or len(documents) > 1
+        else None
+    )
     if args.format == "json":
         import json
 
@@ -247,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
 
         for document in documents:
             print(render_score_summary(document, ci=args.bootstrap > 0))
-        if len(documents) > 1:
+        if overall is not None and len(documents) > 1:
             print(render_score_summary(overall, ci=args.bootstrap > 0))
     for path, count in repeated.items():
         print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "

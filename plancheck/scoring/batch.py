@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 import marshal
+import math
 import multiprocessing
 import os
 import re
@@ -64,6 +65,7 @@ __all__ = [
     "ScoreOptions",
     "ScoredItem",
     "Summary",
+    "clear_caches",
     "read_records",
     "score_records",
 ]
@@ -88,6 +90,8 @@ RAW_FIELD: Final = "raw_selected_completion"
 _CHUNK: Final = 512
 # One encoder for every line: json.dumps with any option builds a new encoder per call.
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode
+# What that encoder does with a string (it calls this directly), without its dispatch.
+_ENCODE_STRING: Final = json.encoder.encode_basestring
 _ID_IN_TEXT: Final = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 _TASK_ID_IN_TEXT: Final = re.compile(r'"task_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
@@ -407,10 +411,9 @@ class ItemScorer:
             item.static_valid = static.valid
             item.lint_codes = static.codes
         if options.extended:
-            scores = taskbench_scores(prediction, task.plan)
-            item.f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
-            if self.trajectory is not None:
-                item.trajectory = _numeric(self.trajectory(prediction, task.plan))
+            item.f1, item.trajectory = self.analyzer.against_gold(
+                prediction, task.plan, lambda: self._extended(prediction, task.plan)
+            )
         if options.lines:
             entries = self._fpof_entries(verdict, task) if fpof_type is not None else ""
             if static is not None and static.entries:
@@ -428,6 +431,16 @@ class ItemScorer:
                 entries,
             )
         return item
+
+    def _extended(
+        self, prediction: list[Any] | None, gold_plan: Any
+    ) -> tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]]:
+        """The TaskBench F1s and the trajectory metrics of a prediction."""
+        scores = taskbench_scores(prediction, gold_plan)
+        f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
+        if self.trajectory is None:
+            return f1, ()
+        return f1, _numeric(self.trajectory(prediction, gold_plan))
 
     def _fpof_entries(self, verdict: ReferenceVerdict, task: GoldTask) -> str:
         """The encoded gold-comparison entry of a failed item, kept by what it depends on
@@ -550,18 +563,50 @@ def _line(
     """One per-item line, exactly as ``json.dumps`` writes the object of
     :data:`PER_ITEM_FIELDS` (``entries``: the diagnostics, encoded and joined by ``", "``),
     written out directly: most fields are booleans and short strings."""
+    tail: str | None
     if fpof_type is None:
         tail = '"fpof_type": null, "fpof_step": null, "fpof_category": null'
     else:
-        tail = (
-            f'"fpof_type": {_ENCODE(fpof_type)}, "fpof_step": {_ENCODE(fpof_step)}, '
-            f'"fpof_category": {_ENCODE(fpof_category(fpof_type))}'
-        )
+        tail = _FPOF_TAILS.get((fpof_type, fpof_step)) if type(fpof_step) is int else None
+        if tail is None:
+            tail = (
+                f'"fpof_type": {_ENCODE(fpof_type)}, "fpof_step": {_ENCODE(fpof_step)}, '
+                f'"fpof_category": {_ENCODE(fpof_category(fpof_type))}'
+            )
+            if type(fpof_step) is int and len(_FPOF_TAILS) < 4096:
+                _FPOF_TAILS[(fpof_type, fpof_step)] = tail  # few types, few steps
     return (
-        f'{{"id": {_ENCODE(ident)}, "task_id": {_ENCODE(task_id)}, "em": {_BOOL[em]}, '
+        f'{{"id": {_scalar(ident)}, "task_id": {_scalar(task_id)}, "em": {_BOOL[em]}, '
         f'"tool_acc": {_BOOL[tool]}, "param_acc": {_BOOL[param]}, "dep_acc": {_BOOL[dep]}, '
         f'"exec_equiv": {_MAYBE[exec_equiv]}, {tail}, "diagnostics": [{entries}]}}'
     )
+
+
+_FPOF_TAILS: dict[tuple[str, int], str] = {}
+
+
+def clear_caches() -> None:
+    """Forget everything scoring remembers across batches in this process (bootstrap tables
+    and estimates, how strings read as references, what is known of gold steps, encoded
+    FPoF fields): a benchmark that scores again in one process then pays for them as a new
+    process does. Results never depend on it."""
+    from plancheck.dora import paper_metrics
+    from plancheck.scoring import bootstrap, gold
+
+    bootstrap.clear_caches()
+    paper_metrics.clear_caches()
+    gold.clear_caches()
+    _FPOF_TAILS.clear()
+
+
+def _scalar(value: Any) -> str:
+    """``_ENCODE(value)``, directly for the usual ids (a string, an integer)."""
+    kind = type(value)
+    if kind is str:
+        return _ENCODE_STRING(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _ENCODE(value)
 
 
 def _salvage_ids(text: str) -> tuple[Any, Any]:
@@ -753,6 +798,13 @@ class Summary:
     # the rates, FPoF counts and lint counts are added up from it when asked for. Few
     # combinations occur, so it stays small.
     _outcomes: dict[_Outcome, int] = field(default_factory=dict)
+    # Items by their F1s and trajectory metrics, in first-seen order, not yet added to the
+    # histograms: one dict increment per item rather than a rounding and an increment per
+    # metric (few rows are distinct). Folded into the histograms in order (:meth:`_fold`),
+    # which leaves each histogram's levels in the order items first showed them.
+    _rows: dict[tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]], int] = field(
+        default_factory=dict
+    )
 
     def add(self, item: ScoredItem) -> None:
         if not item.scored:
@@ -765,10 +817,33 @@ class Summary:
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
         if item.task_key is not None:
             self.seen_tasks.add(item.task_key)
-        if item.f1:
-            _tally(self.f1, zip(TASKBENCH_METRICS, item.f1, strict=False))
-        if item.trajectory:
-            _tally(self.trajectory, item.trajectory)
+        if item.f1 or item.trajectory:
+            row = (item.f1, item.trajectory)
+            rows = self._rows
+            count = rows.get(row)
+            if count is not None:
+                rows[row] = count + 1
+            elif _has_nan(row) or len(rows) >= _MAX_ROWS:
+                # (NaN equals nothing: each such item is a level of its own, as tallied.)
+                self._fold()
+                self._tally(row, 1)
+            else:
+                rows[row] = 1
+
+    def _fold(self) -> None:
+        """Add the rows kept so far to the histograms."""
+        for row, count in self._rows.items():
+            self._tally(row, count)
+        self._rows.clear()
+
+    def _tally(
+        self, row: tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]], count: int
+    ) -> None:
+        f1, trajectory = row
+        if f1:
+            _tally(self.f1, zip(TASKBENCH_METRICS, f1, strict=False), count)
+        if trajectory:
+            _tally(self.trajectory, trajectory, count)
 
     @property
     def rates(self) -> Counter[str]:
@@ -874,6 +949,7 @@ class Summary:
                     for code, count in sorted(self.lint.items())
                 },
             }
+        self._fold()
         if self.f1:
             document["taskbench"] = {
                 name: _mean(self.f1[name], resamples, seed, name)
@@ -888,17 +964,30 @@ class Summary:
         return document
 
 
+_MAX_ROWS: Final = 4096
+
+
+def _has_nan(row: tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]]) -> bool:
+    f1, trajectory = row
+    return any(v is not None and math.isnan(v) for v in f1) or any(
+        math.isnan(v) for _, v in trajectory
+    )
+
+
 def _tally(
-    histograms: dict[str, Counter[float]], values: Iterable[tuple[str, float | None]]
+    histograms: dict[str, Counter[float]],
+    values: Iterable[tuple[str, float | None]],
+    count: int = 1,
 ) -> None:
-    """Add each value, rounded to 4 decimals, to its metric's histogram (None: skipped)."""
+    """Add ``count`` items of each value, rounded to 4 decimals, to its metric's histogram
+    (None: skipped)."""
     for name, value in values:
         if value is None:
             continue
         histogram = histograms.get(name)
         if histogram is None:
             histogram = histograms[name] = Counter()
-        histogram[round(value, 4)] += 1
+        histogram[round(value, 4)] += count
 
 
 def _mean(histogram: Counter[float], resamples: int, seed: int, name: str) -> dict[str, Any]:

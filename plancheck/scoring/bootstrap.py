@@ -22,9 +22,11 @@ import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import mul
 from typing import Any, Final
 
-__all__ = ["DEFAULT_RESAMPLES", "Estimate", "estimate_mean", "estimate_rate"]
+__all__ = ["DEFAULT_RESAMPLES", "Estimate", "clear_caches", "estimate_mean", "estimate_rate"]
 
 DEFAULT_RESAMPLES: Final = 1000
 _TAIL_SDS: Final = 12.0  # probability mass beyond 12 standard deviations is below 1e-30
@@ -92,6 +94,15 @@ def _table(low: int, high: int, log_pmf: Any) -> tuple[list[int], list[float]]:
 def _binomial_draws(n: int, p: float, count: int, rng: random.Random) -> list[int]:
     if p <= 0.0 or p >= 1.0:
         return [round(n * p)] * count
+    support, cumulative = _binomial_table(n, p)
+    return rng.choices(support, cum_weights=cumulative, k=count)
+
+
+# The tables depend on the distribution alone, and a summary asks for the same one many
+# times (every rate over the same n with the same count; every histogram level seen as many
+# times as another): each is built once. Small, and bounded.
+@lru_cache(maxsize=512)
+def _binomial_table(n: int, p: float) -> tuple[list[int], list[float]]:
     sd = math.sqrt(n * p * (1 - p))
     low = max(0, math.floor(n * p - _TAIL_SDS * sd) - 1)
     high = min(n, math.ceil(n * p + _TAIL_SDS * sd) + 1)
@@ -101,11 +112,16 @@ def _binomial_draws(n: int, p: float, count: int, rng: random.Random) -> list[in
     def log_pmf(k: int) -> float:
         return log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q
 
-    support, cumulative = _table(low, high, log_pmf)
-    return rng.choices(support, cum_weights=cumulative, k=count)
+    return _table(low, high, log_pmf)
 
 
 def _poisson_draws(mean: float, count: int, rng: random.Random) -> list[int]:
+    support, cumulative = _poisson_table(mean)
+    return rng.choices(support, cum_weights=cumulative, k=count)
+
+
+@lru_cache(maxsize=512)
+def _poisson_table(mean: float) -> tuple[list[int], list[float]]:
     sd = math.sqrt(mean)
     low = max(0, math.floor(mean - _TAIL_SDS * sd) - 1)
     high = math.ceil(mean + _TAIL_SDS * sd) + 10
@@ -114,8 +130,7 @@ def _poisson_draws(mean: float, count: int, rng: random.Random) -> list[int]:
     def log_pmf(k: int) -> float:
         return k * log_mean - mean - math.lgamma(k + 1)
 
-    support, cumulative = _table(low, high, log_pmf)
-    return rng.choices(support, cum_weights=cumulative, k=count)
+    return _table(low, high, log_pmf)
 
 
 def estimate_rate(
@@ -129,9 +144,17 @@ def estimate_rate(
     """The rate ``successes / n`` with a bootstrap 95% interval."""
     if n <= 0:
         return Estimate(None, None, None, 0)
-    rate = successes / n
     if resamples <= 0:
-        return Estimate(rate, None, None, n)
+        return Estimate(successes / n, None, None, n)
+    return _rate(successes, n, resamples, seed, name)
+
+
+# Estimates are immutable and a pure function of their arguments; ``plancheck score`` asks
+# for each one twice with a single prediction file (the file's summary and the total have the
+# same counts), so the second is remembered rather than resampled.
+@lru_cache(maxsize=256)
+def _rate(successes: int, n: int, resamples: int, seed: int | str, name: str) -> Estimate:
+    rate = successes / n
     draws = _binomial_draws(n, rate, resamples, _rng(seed, name))
     low, high = _percentiles([k / n for k in draws])
     return Estimate(rate, low, high, n)
@@ -155,6 +178,12 @@ def estimate_mean(
         return Estimate(mean, None, None, n)
     if len(levels) == 1:
         return Estimate(mean, mean, mean, n)
+    return _mean(tuple(levels), n, mean, resamples, seed, name)
+
+
+@lru_cache(maxsize=64)
+def _mean(levels: tuple[tuple[float, int], ...], n: int, mean: float, resamples: int,
+          seed: int | str, name: str) -> Estimate:
     if len(levels) == 2:
         (a, _), (b, count_b) = sorted(levels)
         rate = estimate_rate(count_b, n, resamples=resamples, seed=seed, name=name)
@@ -162,12 +191,20 @@ def estimate_mean(
         return Estimate(mean, a + (b - a) * rate.low, a + (b - a) * rate.high, n)
     rng = _rng(seed, name)
     weights = [_poisson_draws(float(c), resamples, rng) for _, c in levels]
+    values = [v for v, _ in levels]
     replicates = []
-    for r in range(resamples):
-        total = sum(w[r] for w in weights)
+    # One replicate per resample: its weights across the levels (fsum is exactly rounded,
+    # so the order of its terms does not change the sum).
+    for row in zip(*weights, strict=True):
+        total = sum(row)
         if total:
-            replicates.append(
-                math.fsum(v * w[r] for (v, _), w in zip(levels, weights, strict=True)) / total
-            )
+            replicates.append(math.fsum(map(mul, values, row)) / total)
     low, high = _percentiles(replicates or [mean])
     return Estimate(mean, low, high, n)
+
+
+def clear_caches() -> None:
+    """Forget remembered estimates and tables (a benchmark that scores the same counts
+    again, in one process, must pay for them as a new process would)."""
+    for cached in (_rate, _mean, _binomial_table, _poisson_table):
+        cached.cache_clear()

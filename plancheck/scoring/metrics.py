@@ -93,6 +93,8 @@ class _Analysis:
     has_form: bool = False
     # Execution equivalence with gold plans, by the gold entry's serial number.
     equivalence: dict[int, bool] | None = None
+    # What :meth:`PredictionAnalyzer.against_gold` computed with gold plans, by serial.
+    compared: dict[int, Any] | None = None
 
 
 _serials = itertools.count()
@@ -149,6 +151,9 @@ class PredictionAnalyzer:
         # those had to be computed (the rest were known: the cache hit rate is the share).
         self.static_asked = 0
         self.static_checked = 0
+        # The prediction :meth:`assess` saw last and its cache entry (the batch scorer asks
+        # :meth:`against_gold` about the same prediction next; its key is not made again).
+        self._last: tuple[Any, _Analysis] | None = None
 
     # ------------------------------------------------------------------ public
 
@@ -198,6 +203,7 @@ class PredictionAnalyzer:
                 return cheap, None
             return self._settled(prediction, gold, self._analysis(prediction, gold)), None
         analysis = self._analysis(prediction, entry)
+        self._last = (prediction, analysis)
         self.static_asked += 1
         if gold is None:
             if analysis.static is None:
@@ -219,6 +225,31 @@ class PredictionAnalyzer:
         elif analysis.static is None:
             analysis.static = self._check(prediction, analysis, form=False)
         return equivalent, analysis.static
+
+    def against_gold(
+        self, prediction: list[Any] | None, gold_plan: Any, compute: Callable[[], Any]
+    ) -> Any:
+        """``compute()``, a pure function of the prediction and the gold plan ``gold_plan``
+        (such as the TaskBench F1s and the trajectory metrics), kept with the prediction's
+        cache entry: a prediction that serialises as an earlier one, compared with the same
+        gold plan, gets the same value without computing it."""
+        if type(prediction) is not list or type(gold_plan) is not list:
+            return compute()
+        last = self._last
+        if last is not None and last[0] is prediction:
+            analysis = last[1]
+        else:
+            analysis = self._analysis(prediction, self._gold(gold_plan))
+        if analysis.keys is None:
+            return compute()  # not cached: nothing to keep it with
+        serial = self._gold(gold_plan).serial
+        compared = analysis.compared
+        if compared is None:
+            compared = analysis.compared = {}
+        found = compared.get(serial, _MISSING)
+        if found is _MISSING:
+            found = compared[serial] = compute()
+        return found
 
     def _cheap_equivalence(
         self, prediction: list[Any], gold: _Gold, keys: tuple[bytes, ...] | None
@@ -389,6 +420,7 @@ class PredictionAnalyzer:
 
 
 _RESULTS: dict[tuple[bool, tuple[str, ...]], StaticResult] = {}
+_MISSING: Final = object()
 
 
 def _step_keys(plan: Any) -> tuple[bytes, ...] | None:
@@ -533,7 +565,14 @@ def _f1(predicted: Counter[Any], gold: Counter[Any]) -> float | None:
     total = sum(predicted.values()) + sum(gold.values())
     if total == 0:
         return None
-    overlap = sum((predicted & gold).values())
+    # The size of the multiset intersection (``predicted & gold``), without building it.
+    overlap = 0
+    for element, count in predicted.items():
+        other = gold.get(element)
+        if other is not None:
+            smaller = count if count < other else other
+            if smaller > 0:
+                overlap += smaller
     return 2.0 * overlap / total
 
 

@@ -118,19 +118,19 @@ def mend_lenient_json(candidate: str) -> Any:
                 return NO_ANSWER
             # Whether the text parses as it stands is known: parse what does (with the
             # repeated-key check, which the cut-off text would meet first all the same).
-            return json.loads(closed or text, object_pairs_hook=object_without_repeats)
+            return _loads_without_repeats(closed or text)
         text, had_single_quotes = strictify(candidate)
         if had_single_quotes and _APOSTROPHE_IN_DOUBLE_QUOTES.search(candidate):
             return NO_ANSWER  # the closing-quote look-ahead could stop inside that string
         if _has_empty_item_not_closed(text):
             return NO_ANSWER
         try:
-            return json.loads(text, object_pairs_hook=object_without_repeats)
+            return _loads_without_repeats(text)
         except ValueError:
             closed = _close_cut_off_text(text)
             if closed is None:
                 return NO_ANSWER
-            return json.loads(closed, object_pairs_hook=object_without_repeats)
+            return _loads_without_repeats(closed)
     except (Unsupported, ValueError, RecursionError):
         return NO_ANSWER
 
@@ -165,10 +165,19 @@ def json_but_commas_before_closers(candidate: str) -> tuple[str, str | None] | N
     text = "".join(pieces) + candidate[start:] if pieces else candidate
     if loads_or_invalid(text) is not INVALID:
         return text, None
+    if _BARE_WORD.search(text):
+        # Not JSON cut off after a ``]`` (or a word inside a string looks like one): closing
+        # it cannot help, and strictify reads it all the same, only more slowly.
+        return None
     closed = _close_cut_off_text(text)
     if closed is None or loads_or_invalid(closed) is INVALID:
         return None
     return text, closed
+
+
+# A word where JSON outside strings has a value or a key, other than true, false or null:
+# a bare key or a Python constant (None, True, False), which no cut-off JSON holds.
+_BARE_WORD: Final = re.compile(r"[{\[,:][ \t\n\r]*[A-Za-eg-mo-su-z_]")
 
 
 def object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -176,6 +185,17 @@ def object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) != len(pairs):
         raise Unsupported  # json-repair would split the object at the repeated key
     return obj
+
+
+# ``json.loads(text, object_pairs_hook=...)`` makes a decoder per call; one does for all.
+_DECODER_WITHOUT_REPEATS: Final = json.JSONDecoder(object_pairs_hook=object_without_repeats)
+
+
+def _loads_without_repeats(text: str) -> Any:
+    """``json.loads(text, object_pairs_hook=object_without_repeats)``."""
+    if text.startswith("\ufeff"):  # what json.loads refuses before decoding
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER_WITHOUT_REPEATS.decode(text)
 
 
 def strictify(text: str) -> tuple[str, bool]:
