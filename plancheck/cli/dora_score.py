@@ -62,7 +62,7 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
 
         sys.stdout.write(results_table(results.summary))
     for where in run.malformed[:5]:
-        print(f"plancheck: warning[PC004]: {where}: not a JSON object; skipped",
+        print(f"plancheck: error[PC100]: {where}: the line is not a JSON object; skipped",
               file=sys.stderr)
     if run.unmatched:
         print(f"plancheck: {len(run.unmatched)} record(s) answer no gold task and were not "

@@ -337,7 +337,7 @@ def _readable(path: str) -> bool:
 def _exit_code(total: Any, problems: list[str]) -> int:
     if total.unmatched:
         for problem in problems:
-            print(f"plancheck: warning[PC004]: {problem}", file=sys.stderr)
+            print(f"plancheck: error[PC004]: {problem}", file=sys.stderr)
         print(
             f"plancheck: {total.unmatched} prediction(s) had no gold plan and were not scored",
             file=sys.stderr,
