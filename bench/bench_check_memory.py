@@ -37,20 +37,25 @@ _PROBE = """
 import resource, subprocess, sys, time
 start = time.perf_counter()
 with open(sys.argv[1], "rb") as stdin, open(sys.argv[2], "wb") as stdout:
-    code = subprocess.run(sys.argv[3:], stdin=stdin, stdout=stdout, check=False).returncode
+    try:
+        code = subprocess.run(sys.argv[4:], stdin=stdin, stdout=stdout, check=False,
+                              timeout=float(sys.argv[3])).returncode
+    except subprocess.TimeoutExpired:
+        code = -1  # killed (and waited for) by subprocess.run
 wall = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime, wall, code)
 """
 
 
-def measure(arguments: list[str], directory: Path, stdin: Path | None = None
-            ) -> tuple[float, float, float, int]:
-    """Peak RSS (MB), CPU seconds, wall seconds and exit status of one check."""
+def measure(arguments: list[str], directory: Path, stdin: Path | None = None,
+            timeout: float = 300.0) -> tuple[float, float, float, int]:
+    """Peak RSS (MB), CPU seconds, wall seconds and exit status (-1: killed at ``timeout``
+    seconds) of one check."""
     command = [sys.executable, "-m", "plancheck", "check", "--no-config", *arguments]
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, str(stdin or os.devnull), str(directory / "out.txt"),
-         *command], capture_output=True, text=True, check=True, cwd=directory)
+         str(timeout), *command], capture_output=True, text=True, check=True, cwd=directory)
     rss, cpu, wall, code = result.stdout.split()
     return int(rss) / 1024, float(cpu), float(wall), int(code)
 
@@ -94,6 +99,10 @@ def make_completion(path: Path, megabytes: float) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=50.0, help="size of each input (MB)")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds after which a case is killed (exit -1)")
+    parser.add_argument("--only", default="", metavar="TEXT",
+                        help="run only the cases whose name contains TEXT")
     parser.add_argument("--skip-raised", action="store_true",
                         help="do not check the single completion with the limit raised")
     args = parser.parse_args()
@@ -122,7 +131,9 @@ def main() -> int:
             cases.append(("completion, --max-size 1G (read)", ["--max-size", "1G", "-q",
                                                                 "completion.txt"], None, ""))
         for name, arguments, stdin, target in cases:
-            rss, cpu, wall, code = measure(arguments, directory, stdin)
+            if args.only not in name:
+                continue
+            rss, cpu, wall, code = measure(arguments, directory, stdin, args.timeout)
             verdict = ""
             if target == "rss":
                 verdict = f"< {RSS_TARGET_MB:.0f} MB " + ("ok" if rss < RSS_TARGET_MB
@@ -132,7 +143,8 @@ def main() -> int:
                 verdict = f"< {TIME_TARGET_S:.0f} s " + ("ok" if wall < TIME_TARGET_S
                                                          else "MISSED")
                 failed |= wall >= TIME_TARGET_S
-            print(f"{name:<44} {rss:>7.1f} MB {cpu:>6.1f} s {wall:>6.1f} s {code:>5}  {verdict}")
+            print(f"{name:<44} {rss:>7.1f} MB {cpu:>6.1f} s {wall:>6.1f} s {code:>5}  {verdict}",
+                  flush=True)
     return 1 if failed else 0
 
 

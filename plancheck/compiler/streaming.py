@@ -130,19 +130,17 @@ def _from_stream(handle: IO[bytes], path: str, display: str, *, strict: bool, ma
     return SourceFile(display, diagnostics=[too_large(display, size, max_size)]), False
 
 
-def _read_up_to(handle: IO[bytes], count: int) -> bytes:
-    """Up to ``count`` bytes, read into one buffer (joining pieces would hold them twice)."""
-    buffer = bytearray(count)
-    view = memoryview(buffer)
-    filled = 0
-    while filled < count:
-        read = handle.readinto(view[filled:])  # type: ignore[attr-defined]
-        if not read:
+def _read_up_to(handle: IO[bytes], count: int) -> bytearray:
+    """Up to ``count`` bytes, gathered in one growing buffer (a list of pieces joined at the
+    end would hold them twice; a buffer of ``count`` bytes made up front would take all of
+    a raised limit even for a small input)."""
+    buffer = bytearray()
+    while len(buffer) < count:
+        data = handle.read(min(count - len(buffer), _CHUNK))
+        if not data:
             break
-        filled += read
-    view.release()
-    del buffer[filled:]
-    return buffer  # type: ignore[return-value]
+        buffer += data
+    return buffer
 
 
 def _first_lines(handle: IO[bytes], count: int) -> bytes:
@@ -161,7 +159,7 @@ def _first_lines(handle: IO[bytes], count: int) -> bytes:
     return head
 
 
-def _starts_like_jsonl(head: bytes) -> bool:
+def _starts_like_jsonl(head: bytes | bytearray) -> bool:
     """Whether the complete lines at the start of an input over the limit look like a batch:
     two or more, each one JSON object, the first a record (as ``sniff_kind`` decides for the
     whole text of an input within the limit)."""
@@ -197,7 +195,7 @@ def _all_utf8(path: str) -> bool:
 class _Prefixed(io.RawIOBase):
     """The bytes already read (``head``), then the rest of the stream."""
 
-    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+    def __init__(self, head: bytes | bytearray, rest: IO[bytes]) -> None:
         super().__init__()
         self._head = memoryview(head)
         self._rest = rest
@@ -218,7 +216,7 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _jsonl_stream(handle: IO[bytes], head: bytes, display: str, strict: bool,
+def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, strict: bool,
                   max_size: int, *, close: bool = False) -> Iterator[PlanUnit]:
     """The units of a JSONL batch, a line at a time; a line longer than ``max_size`` is a
     ``PC006`` on its record and is skipped without being held."""
