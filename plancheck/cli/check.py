@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
     from plancheck.compiler.streaming import DEFAULT_MAX_SIZE, parse_size
 
     try:
-        max_size = DEFAULT_MAX_SIZE if args.max_size is None else parse_size(args.max_size)
+        max_size = (parse_size(args.max_size) if args.max_size is not None
+                    else config.max_size or DEFAULT_MAX_SIZE)
     except ValueError as error:
         raise UsageError(f"--max-size: {error}") from None
     gold = None

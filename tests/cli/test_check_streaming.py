@@ -235,3 +235,24 @@ def test_memory_is_flat_in_the_size_of_the_batch(tmp_path: Path,
                          "jsonl", str(big)], out)
     assert out.stat().st_size > 1_000_000  # it did check and report
     assert peak < 75_000, f"peak RSS {peak} KB"
+
+
+def test_the_limit_from_the_configuration_file(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    plan = tmp_path / "answer.txt"
+    plan.write_text("The structured task plan is: " + "[" * 3000)
+    config = tmp_path / "plancheck.toml"
+    config.write_text('max-size = "2K"\n')
+    code, out, _ = main(["check", "answer.txt", "--format", "concise"]), *capsys.readouterr()
+    assert code == 2 and "over the size limit of 2K" in out
+    code, out, _ = main(["check", "answer.txt", "--max-size", "4K", "-q"]), *capsys.readouterr()
+    assert code != 2 and "PC006" not in out  # the command line wins
+    config.write_text("max-size = 4096\n")  # a number of bytes
+    assert main(["check", "answer.txt", "-q"]) != 2
+    capsys.readouterr()
+    config.write_text('max-size = "big"\n')
+    code, out, err = main(["check", "answer.txt"]), *capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "error[PC003]" in err and "`max-size`" in err and "not a size" in err
