@@ -11,6 +11,7 @@ ruff does). ``--config FILE`` names the file instead. Keys (kebab-case)::
     fail-level = "warning"
     format = "concise"
     strict-json = true
+    max-size = "64M"                   # largest input `check` reads (an integer: bytes)
 
 Start-up time matters (``plancheck plan.json`` must stay fast), so pydantic is imported only
 when a configuration table has actually been found, and a pyproject.toml that never mentions
@@ -30,7 +31,8 @@ from plancheck.diagnostics.span import Span
 
 CONFIG_NAMES = ("plancheck.toml", "pyproject.toml")  # precedence within one directory
 _MAY_HAVE_TABLE = re.compile(r"""tool\s*\.\s*["']?plancheck|^\s*\[\s*tool\s*\]""", re.MULTILINE)
-KEYS = ("select", "ignore", "severity", "tools", "fail-level", "format", "strict-json")
+KEYS = ("select", "ignore", "severity", "tools", "fail-level", "format", "strict-json",
+        "max-size")
 
 
 class Config(NamedTuple):
@@ -47,6 +49,7 @@ class Config(NamedTuple):
     fail_level: Severity | None = None
     format: str | None = None
     strict_json: bool | None = None
+    max_size: int | None = None
 
 
 EMPTY = Config()
@@ -187,6 +190,7 @@ def _validate(table: dict[str, Any], path: Path, text: str, in_pyproject: bool) 
         fail_level=Severity.parse(settings.fail_level) if settings.fail_level else None,
         format=settings.format,
         strict_json=settings.strict_json,
+        max_size=settings.max_size,
     )
 
 
@@ -212,7 +216,15 @@ def _settings_model() -> Any:
     """The pydantic model, built on first use so that importing this module stays cheap."""
     from typing import Annotated, Literal
 
-    from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictStr
+    from pydantic import (
+        AfterValidator,
+        BaseModel,
+        ConfigDict,
+        Field,
+        StrictBool,
+        StrictInt,
+        StrictStr,
+    )
 
     from plancheck.render.registry import FORMATS
 
@@ -236,8 +248,17 @@ def _settings_model() -> Any:
         fail_level: level | None = Field(default=None, alias="fail-level")
         format: Annotated[StrictStr, AfterValidator(format_name)] | None = None
         strict_json: StrictBool | None = Field(default=None, alias="strict-json")
+        max_size: Annotated[StrictStr | StrictInt, AfterValidator(_size)] | None = Field(
+            default=None, alias="max-size")
 
     return Settings
+
+
+def _size(value: str | int) -> int:
+    """A size as ``--max-size`` takes it (``64M``), or a number of bytes; else ValueError."""
+    from plancheck.compiler.streaming import parse_size
+
+    return parse_size(str(value))
 
 
 def _code_pattern(item: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
@@ -19,6 +20,7 @@ from plancheck.render.registry import FORMATS
 
 if TYPE_CHECKING:
     from plancheck.config import Config, ConfigError
+    from plancheck.fileio import AtomicWriter
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
                         help="time limit of --explain's solver per plan, in milliseconds "
                         "(default: 2000)")
+    parser.add_argument("--max-size", metavar="SIZE", default=None,
+                        help="refuse (PC006) a plan file, completion or JSONL record larger "
+                        "than SIZE bytes; K, M and G suffixes (default: 16M)")
     parser.add_argument("--gold", metavar="GOLD", default=None,
                         help="compare with gold plans: a plan file, or a benchmark JSONL whose "
                         "records are matched by task_id")
@@ -111,49 +116,122 @@ def run(args: argparse.Namespace) -> int:
             explain_conflicts,
             timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
     from plancheck.compiler.callshapes import forced
+    from plancheck.compiler.streaming import DEFAULT_MAX_SIZE, parse_size
 
-    call_format = None if args.call_format == "auto" else args.call_format
-    syntax = None if args.reference_syntax == "auto" else args.reference_syntax
-    with forced(call_format, syntax):
-        reports = list(check_paths(args.files, toolset, options, phases))
+    try:
+        max_size = (parse_size(args.max_size) if args.max_size is not None
+                    else config.max_size or DEFAULT_MAX_SIZE)
+    except ValueError as error:
+        raise UsageError(f"--max-size: {error}") from None
+    gold = None
     if args.gold:
-        from plancheck.scoring.gold import GoldError, GoldIndex, add_gold_diagnostics
+        from plancheck.scoring.gold import GoldError, GoldIndex
 
         try:
             gold = GoldIndex.load(args.gold)
         except GoldError as error:
             print_plain(error.diagnostics)
             return EXIT_ERROR
-        for report in reports:
-            add_gold_diagnostics(report, gold, options)
-    diagnostics = [d for d in toolset_diagnostics if options.keeps(d.code, d.name)]
-    for report in reports:
-        diagnostics.extend(report.diagnostics)
-    files = len({r.file for r in reports})
-    plans = sum(1 for r in reports if r.plan is not None or r.value is not None)
-
-    from plancheck.render.registry import RenderContext, Sources, renderer
-
-    sources = Sources()
-    for report in reports:
-        sources.add(report.file, report.record, report.lines, report.positions)
     to_file = args.output is not None and args.output != "-"
-    context = RenderContext(
-        diagnostics, sources, files=files, plans=plans, quiet=args.quiet,
-        colour=not to_file and format_name == "text" and _colour(sys.stdout),
-    )
+    writer = None
+    if to_file:
+        from plancheck.fileio import AtomicWriter
+
+        try:
+            writer = AtomicWriter(args.output)
+        except OSError as error:
+            _cannot_write(args.output, error)
+            return EXIT_ERROR
+    from plancheck.render.stream import STREAMS, Tally
+
+    # The report is written while the plans are checked, each plan's diagnostics as soon as
+    # they are known, and each plan's source dropped after them: memory stays flat in the size
+    # of the input (see plancheck.render.stream).
+    stream = None
     if to_file or not args.statistics:
-        rendered = renderer(format_name)(context)
-        if to_file:
-            if not _write_atomically(args.output, rendered):
-                return EXIT_ERROR
-        elif rendered:
-            print(rendered)
+        stream = STREAMS[format_name](
+            _file_writer(writer) if writer is not None else _stdout_writer, quiet=args.quiet,
+            colour=not to_file and format_name == "text" and _colour(sys.stdout))
+    counted = None
     if args.statistics:
+        from plancheck.render.statistics import Statistics
+
+        counted = Statistics()
+    tally = Tally()
+    fatal = False
+
+    def take(diagnostics: list[Diagnostic]) -> None:
+        nonlocal fatal
+        tally.add(diagnostics)
+        if counted is not None:
+            counted.add(diagnostics)
+        fatal = fatal or any(d.code in _FATAL for d in diagnostics)
+
+    try:
+        loose = [d for d in toolset_diagnostics if options.keeps(d.code, d.name)]
+        take(loose)
+        if stream is not None:
+            stream.loose(loose)
+        call_format = None if args.call_format == "auto" else args.call_format
+        syntax = None if args.reference_syntax == "auto" else args.reference_syntax
+        with forced(call_format, syntax):
+            for report in check_paths(args.files, toolset, options, phases, max_size=max_size):
+                if gold is not None:
+                    from plancheck.scoring.gold import add_gold_diagnostics
+
+                    add_gold_diagnostics(report, gold, options)
+                take(report.diagnostics)
+                tally.add_plan(report.file, report.plan is not None or report.value is not None)
+                if stream is not None:
+                    stream.report(report.diagnostics, report.lines, report.positions)
+        if stream is not None:
+            stream.finish(tally)
+        if writer is not None:
+            try:
+                writer.commit()
+            except OSError as error:
+                raise _WriteError(error) from None
+    except _WriteError as error:
+        _cannot_write(args.output, error.error)
+        return EXIT_ERROR
+    finally:
+        if writer is not None:
+            writer.discard()  # nothing when committed; an interrupted run leaves no file
+    if counted is not None:
         from plancheck.render.statistics import render_statistics
 
-        print(render_statistics(diagnostics, format_name))
-    return _exit_code(diagnostics, fail_level)
+        print(render_statistics(counted, format_name))
+    if fatal:
+        return EXIT_ERROR
+    if tally.worst is not None and tally.worst >= fail_level:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+# Codes that mean the input was not (all) checked: exit status 2, whatever else was found.
+_FATAL = frozenset({"PC001", "PC002", "PC006"})
+
+
+class _WriteError(Exception):
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _stdout_writer(text: str) -> None:
+    sys.stdout.write(text)
+
+
+def _file_writer(writer: AtomicWriter) -> Callable[[str], None]:
+    """Writes to the report file, telling its failures (a full disk) from other OSErrors."""
+
+    def write(text: str) -> None:
+        try:
+            writer.write(text)
+        except OSError as error:
+            raise _WriteError(error) from None
+
+    return write
 
 
 def _configuration(args: argparse.Namespace) -> Config | None:
@@ -188,25 +266,8 @@ def _colour(stream: object) -> bool:
     return use_colour(stream)  # type: ignore[arg-type]
 
 
-def _write_atomically(path: str, text: str) -> bool:
-    """Write ``text`` to ``path`` through a temporary file renamed into place only when
-    complete (:mod:`plancheck.fileio`), so that an interrupted run never leaves a half-written
-    report behind. False (after printing a PC001 diagnostic) when it cannot."""
-    from plancheck.fileio import write_text_atomically
-
-    try:
-        write_text_atomically(path, text if not text or text.endswith("\n") else text + "\n")
-        return True
-    except OSError as error:
-        reason = error.strerror or str(error)
-        print_plain([make("PC001", f"cannot write {path}: {reason}", data={"path": path})
-                     .with_context(file=path, record=None)])
-        return False
-
-
-def _exit_code(diagnostics: list[Diagnostic], fail_level: Severity) -> int:
-    if any(d.code in ("PC001", "PC002") for d in diagnostics):
-        return EXIT_ERROR
-    if any(d.severity >= fail_level for d in diagnostics):
-        return EXIT_FINDINGS
-    return EXIT_OK
+def _cannot_write(path: str, error: OSError) -> None:
+    """The PC001 of a report that cannot be written (nothing of it is left behind)."""
+    reason = error.strerror or str(error)
+    print_plain([make("PC001", f"cannot write {path}: {reason}", data={"path": path})
+                 .with_context(file=path, record=None)])

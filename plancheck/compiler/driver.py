@@ -293,6 +293,31 @@ def check_source(
                                 f"toolset {defined.name}", options), lines=lines)
     for unit in source.units:
         yield check_unit(unit, toolset_for(unit, source, toolset), options, extra_phases)
+    if source.stream is not None:
+        yield from _check_stream(source, source.stream, toolset, options, extra_phases)
+
+
+def _check_stream(source: SourceFile, stream: Iterator[PlanUnit], toolset: Toolset,
+                  options: CheckOptions, extra_phases: Iterable[PlanPhase]) -> Iterator[Report]:
+    """The units of a batch read a record at a time: a failure to read on ends the file with
+    a diagnostic (as a failure to read it at all would), never the run."""
+    while True:
+        try:
+            unit = next(stream)
+        except StopIteration:
+            return
+        except OSError as error:
+            reason = error.strerror or str(error)
+            yield Report(source.file, None, None, [make(
+                "PC001", f"cannot read {source.file}: {reason}",
+                data={"path": source.file, "error": reason},
+            ).with_context(file=source.file, record=None)])
+            return
+        except Exception as error:  # a frontend bug must not sink the other files
+            yield Report(source.file, None, None, [internal_error(error).with_context(
+                file=source.file, record=None)])
+            return
+        yield check_unit(unit, toolset_for(unit, source, toolset), options, extra_phases)
 
 
 PLAN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".wf")
@@ -322,14 +347,18 @@ def check_paths(
     toolset: Toolset,
     options: CheckOptions | None = None,
     extra_phases: Iterable[PlanPhase] = (),
+    *,
+    max_size: int | None = None,
 ) -> Iterator[Report]:
+    """One report per plan, as each is checked. With ``max_size`` (bytes), JSONL batches are
+    read a record at a time and a larger input is refused (see :mod:`.streaming`)."""
     options = options or CheckOptions()
     for path in expand_paths(paths):
         if isinstance(path, Diagnostic):
             yield Report(path.file or "", None, None, [path])
             continue
         try:
-            source = load_source(path, strict=options.strict_json)
+            source = load_source(path, strict=options.strict_json, max_size=max_size)
         except Exception as error:  # a frontend bug must not sink the other files
             yield Report(path, None, None, [internal_error(error).with_context(file=path,
                                                                               record=None)])

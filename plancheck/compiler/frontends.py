@@ -43,9 +43,20 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
         )
 
 
-def load_source(path: str, *, strict: bool = False, kind: str | None = None) -> SourceFile:
-    """Read one file (``-`` for standard input) into plan units."""
+def load_source(path: str, *, strict: bool = False, kind: str | None = None,
+                max_size: int | None = None) -> SourceFile:
+    """Read one file (``-`` for standard input) into plan units.
+
+    With ``max_size`` (bytes), a JSONL batch is read a record at a time (its units come
+    lazily, in ``SourceFile.stream``, and no record larger than ``max_size`` is read), and any
+    other input larger than ``max_size`` is refused with a ``PC006`` instead of being read."""
     display = "<stdin>" if path == "-" else path
+    if max_size is not None and kind is None:
+        from plancheck.compiler.streaming import open_limited
+
+        opened = open_limited(path, display, strict=strict, max_size=max_size)
+        if opened is not None:
+            return opened
     text, error = read_text(path)
     if text is None:
         assert error is not None
@@ -306,25 +317,28 @@ def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterat
     for number, line in enumerate(text.split("\n"), start=1):
         start = offset
         offset += len(line) + 1
-        if not line.strip():
-            continue
-        region = (start, start + len(line.rstrip("\r")))
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as error:  # one bad line spoils only itself
-            unit = PlanUnit(file, f"line {number}", Positions(file, lines, fallback=region))
-            pos = getattr(error, "pos", 0) or 0
-            line_no, col = lines.position(start + pos)
-            unit.diagnostics.append(
-                make("PC116", "the record is not valid JSON: "
-                     + (getattr(error, "msg", None) or _unusable(error)),
-                     primary=Span(file, line_no, col, line_no, col + 1),
-                     label="invalid JSON", data={"line": number})
-            )
-            yield unit
-            continue
-        yield _record_unit(record, "", file, lines, region, strict,
-                           default_name=f"line {number}")
+        if line.strip():
+            yield jsonl_unit(line, number, start, file, lines, strict)
+
+
+def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,
+               strict: bool) -> PlanUnit:
+    """The unit of one non-blank JSONL line, which starts at offset ``start`` of ``lines``."""
+    region = (start, start + len(line.rstrip("\r")))
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as error:  # one bad line spoils only itself
+        unit = PlanUnit(file, f"line {number}", Positions(file, lines, fallback=region))
+        pos = getattr(error, "pos", 0) or 0
+        line_no, col = lines.position(start + pos)
+        unit.diagnostics.append(
+            make("PC116", "the record is not valid JSON: "
+                 + (getattr(error, "msg", None) or _unusable(error)),
+                 primary=Span(file, line_no, col, line_no, col + 1),
+                 label="invalid JSON", data={"line": number})
+        )
+        return unit
+    return _record_unit(record, "", file, lines, region, strict, default_name=f"line {number}")
 
 
 # --------------------------------------------------------------------------- DSL

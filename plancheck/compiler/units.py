@@ -3,6 +3,7 @@ point into its file), and everything read from one input."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,3 +36,5 @@ class SourceFile:
     toolsets: list[Toolset] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # not tied to one plan
     lines: LineIndex | None = None
+    # Units still to be read, after ``units`` (a JSONL batch read a record at a time).
+    stream: Iterator[PlanUnit] | None = None

@@ -88,6 +88,10 @@ _ALL = [
        "The gold plan and the prediction are written in forms no metric compares, such as "
        "DisasterBench plan steps against tool calls. The prediction is not scored: no number "
        "is made up for it."),
+    _c("PC006", "input-too-large", E, "An input is larger than the size limit.",
+       "A plan file, a completion or a record of a JSONL batch is larger than the limit of "
+       "`plancheck check --max-size` (16M unless raised). Nothing in it was checked: reading "
+       "damaged text that large could take minutes. Raise the limit to check it."),
     # ---------------------------------------------------------------- parse
     _c("PC100", "invalid-json", E, "The document is not valid JSON.",
        "The file (or record) could not be parsed as JSON, and no repair was attempted or none "

@@ -15,12 +15,17 @@ from plancheck.diagnostics.span import Span
 
 
 class LineIndex:
-    """Offset <-> (line, column) for one text; both 1-based."""
+    """Offset <-> (line, column) for one text; both 1-based.
 
-    __slots__ = ("_starts", "text")
+    ``first_line`` is the line number of the text's first line in its file: a record of a JSONL
+    batch read on its own (so that the batch's text need not be held) still reports the
+    batch's line numbers. Offsets stay relative to ``text``."""
 
-    def __init__(self, text: str) -> None:
+    __slots__ = ("_first", "_starts", "text")
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
         self.text = text
+        self._first = first_line - 1
         starts = [0]
         index = text.find("\n")
         while index != -1:
@@ -31,7 +36,7 @@ class LineIndex:
     def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, len(self.text)))
         line = bisect.bisect_right(self._starts, offset) - 1
-        return line + 1, offset - self._starts[line] + 1
+        return line + 1 + self._first, offset - self._starts[line] + 1
 
     def line_text(self, line: int) -> str:
         start, end = self.line_bounds(line)
@@ -40,6 +45,7 @@ class LineIndex:
     def line_bounds(self, line: int) -> tuple[int, int]:
         """Where a line starts and ends (without its line break), in constant time: a renderer
         shows a window of a long line (a JSONL record) without copying all of it."""
+        line -= self._first
         if line < 1 or line > len(self._starts):
             return 0, 0
         start = self._starts[line - 1]

@@ -41,6 +41,16 @@ def render_sarif(context: RenderContext) -> str:
 def sarif_log(context: RenderContext, root: Path | None = None) -> dict[str, Any]:
     root = (root or Path.cwd()).resolve()
     rule_index = {code: index for index, code in enumerate(CODES)}
+    return _log(root, [sarif_result(d, context, rule_index[d.code], root)
+                       for d in context.diagnostics])
+
+
+def sarif_document(root: Path, results: list[dict[str, Any]]) -> str:
+    """The log as text (``root`` resolved), with the given results."""
+    return json.dumps(_log(root, results), indent=2, ensure_ascii=False)
+
+
+def _log(root: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
     driver: dict[str, Any] = {"name": "plancheck", "version": __version__,
                               "semanticVersion": __version__}
     homepage = information_uri()
@@ -51,7 +61,7 @@ def sarif_log(context: RenderContext, root: Path | None = None) -> dict[str, Any
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(d, context, rule_index[d.code], root) for d in context.diagnostics],
+        "results": results,
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
@@ -108,8 +118,8 @@ def _pascal(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("-"))
 
 
-def _result(diagnostic: Diagnostic, context: RenderContext, index: int,
-            root: Path) -> dict[str, Any]:
+def sarif_result(diagnostic: Diagnostic, context: RenderContext, index: int,
+                 root: Path) -> dict[str, Any]:
     message = diagnostic.message
     if diagnostic.help:
         message += "\n" + "\n".join(f"help: {line}" for line in diagnostic.help)

@@ -10,28 +10,44 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic
 
 
+class Statistics:
+    """The rows, added to one diagnostic at a time (a streamed run keeps these, not the
+    diagnostics)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self) -> None:
+        self._rows: dict[str, dict[str, Any]] = {}
+
+    def add(self, diagnostics: Iterable[Diagnostic]) -> None:
+        for diagnostic in diagnostics:
+            row = self._rows.setdefault(diagnostic.code, {
+                "code": diagnostic.code, "name": diagnostic.name,
+                "severity": diagnostic.severity, "count": 0, "fixable": False,
+            })
+            row["count"] += 1
+            row["severity"] = max(row["severity"], diagnostic.severity)
+            row["fixable"] |= any(s.machine_applicable for s in diagnostic.suggestions)
+
+    def rows(self) -> list[dict[str, Any]]:
+        ordered = sorted(self._rows.values(), key=lambda row: (-row["count"], row["code"]))
+        return [{**row, "severity": row["severity"].label} for row in ordered]
+
+
 def statistics(diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
-    rows: dict[str, dict[str, Any]] = {}
-    for diagnostic in diagnostics:
-        row = rows.setdefault(diagnostic.code, {
-            "code": diagnostic.code, "name": diagnostic.name, "severity": diagnostic.severity,
-            "count": 0, "fixable": False,
-        })
-        row["count"] += 1
-        row["severity"] = max(row["severity"], diagnostic.severity)
-        row["fixable"] |= any(s.machine_applicable for s in diagnostic.suggestions)
-    ordered = sorted(rows.values(), key=lambda row: (-row["count"], row["code"]))
-    return [{**row, "severity": row["severity"].label} for row in ordered]
+    counted = Statistics()
+    counted.add(diagnostics)
+    return counted.rows()
 
 
-def render_statistics(diagnostics: Sequence[Diagnostic], format_name: str) -> str:
-    rows = statistics(diagnostics)
+def render_statistics(diagnostics: Sequence[Diagnostic] | Statistics, format_name: str) -> str:
+    rows = diagnostics.rows() if isinstance(diagnostics, Statistics) else statistics(diagnostics)
     if format_name == "json":
         return json.dumps(rows, indent=2)
     if format_name == "jsonl":

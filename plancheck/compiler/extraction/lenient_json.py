@@ -53,7 +53,7 @@ _LENIENT_PIECE: Final = re.compile(
     | (?P<key>[A-Za-z][A-Za-z0-9_]*+)(?=:)                        # a bare key
     | (?P<constant>(?i:true|false|null|none))(?=[ \t\n\r,\]}]|\Z)  # a constant, delimited
     | (?P<trailing>,)
-    | (?P<other>.)                     # anything else, including any other bare word
+    | (?P<other>[A-Za-z0-9_]++|.)      # anything else, including any other bare word
     """,
     re.VERBOSE | re.DOTALL,
 )

@@ -1,0 +1,263 @@
+"""Inputs under a size limit, and JSONL batches read a record at a time.
+
+``plancheck check`` reads a JSONL batch one line at a time, so that checking a batch of any
+size takes the memory of one record, and refuses (``PC006``) any single input - a plan file, a
+completion, one record of a batch - larger than its size limit rather than reading it: the
+repairs of damaged JSON are not all linear, and a damaged completion of tens of megabytes
+could take minutes. Everything within the limit is read as before, by
+:func:`~plancheck.compiler.frontends.load_source`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator
+from typing import IO
+
+from plancheck.compiler.frontends import jsonl_unit, parse_source, sniff_kind
+from plancheck.compiler.units import PlanUnit, SourceFile
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.positions import LineIndex, Positions
+
+DEFAULT_MAX_SIZE = 16 * 1024 * 1024
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+_BOM = codecs.BOM_UTF8
+_CHUNK = 1 << 20
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+_SIZE = re.compile(r"([0-9]+)([KMG])?(?:I?B)?", re.ASCII | re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """``16M`` -> 16,777,216: a number of bytes with an optional suffix K, M or G (powers of
+    1024; ``16MB``, ``16MiB`` and ``16m`` alike); ValueError when it is not one."""
+    found = _SIZE.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"not a size: {text!r} (a number of bytes, or with K, M or G)")
+    size = int(found[1]) * (_UNITS[found[2].upper()] if found[2] else 1)
+    if size <= 0:
+        raise ValueError(f"the size must be more than 0, not {text!r}")
+    return size
+
+
+def format_size(size: int) -> str:
+    """The inverse of :func:`parse_size` where it is exact (16M), else bytes."""
+    for suffix in ("G", "M", "K"):
+        if size % _UNITS[suffix] == 0:
+            return f"{size // _UNITS[suffix]}{suffix}"
+    return f"{size:,} bytes"
+
+
+def too_large(display: str, size: int | None, limit: int, *,
+              record: str | None = None) -> Diagnostic:
+    """The ``PC006`` of an input (or one record of a batch) over the limit; ``size`` is None
+    when it is not known (standard input is not read to its end)."""
+    what = "the record" if record is not None else display
+    amount = f" is {size:,} bytes," if size is not None else " is"
+    return make(
+        "PC006",
+        f"{what}{amount} over the size limit of {format_size(limit)}; nothing in it was checked",
+        help=[f"raise the limit with --max-size (e.g. --max-size {_raised(size, limit)})"],
+        data={"path": display, "size": size, "limit": limit},
+    ).with_context(file=display, record=record)
+
+
+def _raised(size: int | None, limit: int) -> str:
+    wanted = max(size or 0, limit * 4)
+    return format_size(-(-wanted // _UNITS["M"]) * _UNITS["M"])
+
+
+def open_limited(path: str, display: str, *, strict: bool, max_size: int) -> SourceFile | None:
+    """The input as a source whose JSONL records are read one at a time, or a source holding
+    only a ``PC006`` when it is over ``max_size``; None when the input is to be read whole,
+    as before (it is within the limit, cannot be opened - the whole read reports why - or
+    is a JSONL file that is not all UTF-8, which the whole read reports the same way)."""
+    if path == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:
+            return None
+        return _from_stream(buffer, path, display, strict=strict, max_size=max_size,
+                            size=None)[0]
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    regular = stat.S_ISREG(status.st_mode)
+    jsonl = path.lower().endswith(JSONL_SUFFIXES)
+    if regular and not jsonl and status.st_size <= max_size:
+        return None
+    if regular and jsonl and not _all_utf8(path):
+        return None
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the stream, or below
+    except OSError:
+        return None
+    if regular and jsonl:
+        return SourceFile(display, stream=_jsonl_stream(handle, b"", display, strict, max_size,
+                                                        close=True))
+    source, streaming = _from_stream(handle, path, display, strict=strict, max_size=max_size,
+                                     size=status.st_size if regular else None, close=True)
+    if not streaming:
+        handle.close()
+    return source
+
+
+def _from_stream(handle: IO[bytes], path: str, display: str, *, strict: bool, max_size: int,
+                 size: int | None, close: bool = False) -> tuple[SourceFile | None, bool]:
+    """Standard input, a pipe, or a regular file known to be over the limit; and whether the
+    source reads on from ``handle`` (a batch over the limit)."""
+    # A file's size is known: read no more of it than tells a batch from a lone input.
+    head = (_read_up_to(handle, max_size + 1) if size is None
+            else _first_lines(handle, max_size + 1))
+    if len(head) <= max_size and size is None:
+        try:
+            text = head.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            return SourceFile(display, diagnostics=[make(
+                "PC001", f"cannot read {path}: {error}", data={"path": path, "error": str(error)},
+            ).with_context(file=display, record=None)]), False
+        return parse_source(text, display, strict=strict, kind=sniff_kind(path, text)), False
+    # Over the limit: only a JSONL batch is read (a record at a time), anything else refused.
+    if not path.lower().endswith((".json", ".wf")) and _starts_like_jsonl(head):
+        return SourceFile(display, stream=_jsonl_stream(handle, head, display, strict, max_size,
+                                                        close=close)), True
+    return SourceFile(display, diagnostics=[too_large(display, size, max_size)]), False
+
+
+def _read_up_to(handle: IO[bytes], count: int) -> bytearray:
+    """Up to ``count`` bytes, gathered in one growing buffer (a list of pieces joined at the
+    end would hold them twice; a buffer of ``count`` bytes made up front would take all of
+    a raised limit even for a small input)."""
+    buffer = bytearray()
+    while len(buffer) < count:
+        data = handle.read(min(count - len(buffer), _CHUNK))
+        if not data:
+            break
+        buffer += data
+    return buffer
+
+
+def _first_lines(handle: IO[bytes], count: int) -> bytes:
+    """The start of a stream: at least its first two non-blank lines, at most ``count``
+    bytes."""
+    head = b""
+    chunk = 1 << 16
+    while len(head) < count:
+        data = handle.read(min(count - len(head), chunk))
+        if not data:
+            break
+        head += data
+        chunk *= 2  # (so that all the copying and splitting stays linear in the head's size)
+        if sum(1 for line in head.split(b"\n")[:-1] if line.strip()) >= 2:
+            break
+    return head
+
+
+def _starts_like_jsonl(head: bytes | bytearray) -> bool:
+    """Whether the complete lines at the start of an input over the limit look like a batch:
+    two or more, each one JSON object, the first a record (as ``sniff_kind`` decides for the
+    whole text of an input within the limit)."""
+    from plancheck.compiler.frontends import _looks_like_jsonl
+
+    # The complete lines of the first megabyte (at least two, whatever their length): a batch
+    # is told by its first records, as the rest may not even have been read.
+    end = head.find(b"\n", head.find(b"\n") + 1)
+    end = max(end, head.rfind(b"\n", 0, _CHUNK))
+    complete = head[: end + 1]
+    if complete.startswith(_BOM):
+        complete = complete[len(_BOM):]
+    try:
+        return _looks_like_jsonl(complete.decode("utf-8"))
+    except UnicodeDecodeError:
+        return False
+
+
+def _all_utf8(path: str) -> bool:
+    """Whether a file is UTF-8 throughout, read in chunks (its lines are decoded one at a time
+    later; a file that is not UTF-8 is one PC001, as when it is read whole)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return True
+
+
+class _Prefixed(io.RawIOBase):
+    """The bytes already read (``head``), then the rest of the stream."""
+
+    def __init__(self, head: bytes | bytearray, rest: IO[bytes]) -> None:
+        super().__init__()
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            # An empty view of its own once served, so that the head's bytes can be freed.
+            self._head = self._head[count:] if count < len(self._head) else memoryview(b"")
+            return count
+        read1 = getattr(self._rest, "read1", None)
+        data = read1(len(buffer)) if read1 is not None else self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, strict: bool,
+                  max_size: int, *, close: bool = False) -> Iterator[PlanUnit]:
+    """The units of a JSONL batch, a line at a time; a line longer than ``max_size`` is a
+    ``PC006`` on its record and is skipped without being held."""
+    reader = io.BufferedReader(_Prefixed(head, handle), _CHUNK)
+    del head  # the reader holds it until it has served it
+    try:
+        number = 0
+        while True:
+            data = reader.readline(max_size + 1)
+            if not data:
+                return
+            number += 1
+            if number == 1 and data.startswith(_BOM):
+                data = data[len(_BOM):]
+            if len(data) > max_size and not data.endswith(b"\n"):
+                size = len(data)
+                while not data.endswith(b"\n"):
+                    data = reader.readline(_CHUNK)
+                    if not data:
+                        break
+                    size += len(data)
+                size -= data.endswith(b"\n")
+                unit = PlanUnit(display, f"line {number}", Positions(display, LineIndex("")))
+                unit.diagnostics.append(too_large(display, size, max_size,
+                                                  record=f"line {number}"))
+                yield unit
+                continue
+            try:
+                line = data.decode("utf-8")
+            except UnicodeDecodeError as error:  # only from a pipe: files are checked first
+                unit = PlanUnit(display, f"line {number}", Positions(display, LineIndex("")))
+                unit.diagnostics.append(make(
+                    "PC001", f"cannot read {display}: line {number}: {error}",
+                    data={"path": display, "error": str(error)}))
+                yield unit
+                continue
+            if line.endswith("\n"):
+                line = line[:-1]
+            if line.strip():
+                yield jsonl_unit(line, number, 0, display, LineIndex(line, first_line=number),
+                                 strict)
+    finally:
+        if close:
+            handle.close()
