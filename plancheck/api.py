@@ -57,15 +57,18 @@ def check(
     """
     tools = _toolset(toolset)
     options = CheckOptions(strict_json=strict, types=types, interpret=interpret)
+    choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
         from plancheck.compiler.frontends import load_source
 
         source = load_source(str(plan), strict=strict)
-        return _single(list(check_source(source, tools, options)), str(plan))
+        return _single(list(check_source(source, tools, options, choose_dora=choose_dora)),
+                       str(plan))
     if isinstance(plan, str):
         kind = sniff_kind(name, plan)
         source = parse_source(plan, name, strict=strict, kind=kind)
-        return _single(list(check_source(source, tools, options)), name)
+        return _single(list(check_source(source, tools, options, choose_dora=choose_dora)),
+                       name)
     return check_in_memory(plan, tools, options, name=name)
 
 

@@ -175,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
         call_format = None if args.call_format == "auto" else args.call_format
         syntax = None if args.reference_syntax == "auto" else args.reference_syntax
         with forced(call_format, syntax):
-            for report in check_paths(args.files, toolset, options, phases, max_size=max_size):
+            # No pool asked for: DORA's trajectories are checked against DORA's tools.
+            choose_dora = args.tools is None and config.tools is None
+            for report in check_paths(args.files, toolset, options, phases, max_size=max_size,
+                                      choose_dora=choose_dora):
                 if gold is not None:
                     from plancheck.scoring.gold import add_gold_diagnostics
 

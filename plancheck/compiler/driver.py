@@ -251,9 +251,18 @@ def _position(diagnostic: Diagnostic) -> tuple[int, int]:
 # --------------------------------------------------------------------------- files
 
 
-def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset) -> Toolset:
+def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset,
+                choose_dora: bool = False) -> Toolset:
     """A DSL plan uses the toolset it names (or its file's only toolset); a record that
-    carries its own tool list (BFCL) uses that; others the default."""
+    carries its own tool list (BFCL) uses that; with ``choose_dora`` (no pool was asked for),
+    a trajectory in DORA's own format uses DORA's 108 tools; others the default."""
+    if choose_dora and unit.plan is not None and type(unit.plan) is not Plan:
+        from plancheck.compiler.dora_native import DoraPlan
+
+        if isinstance(unit.plan, DoraPlan):
+            from plancheck.corpus.dora_toolset import dora_toolset
+
+            return dora_toolset()
     if unit.record_data is not None:
         from plancheck.corpus.pool_formats import record_pool
 
@@ -277,7 +286,10 @@ def check_source(
     toolset: Toolset,
     options: CheckOptions | None = None,
     extra_phases: Iterable[PlanPhase] = (),
+    *,
+    choose_dora: bool = False,
 ) -> Iterator[Report]:
+    """One report per plan of ``source``; ``choose_dora``: see :func:`toolset_for`."""
     options = options or CheckOptions()
     lines = source.lines or LineIndex("")
     if source.diagnostics:
@@ -292,13 +304,16 @@ def check_source(
                          finish(problems, Positions(source.file, lines), source.file,
                                 f"toolset {defined.name}", options), lines=lines)
     for unit in source.units:
-        yield check_unit(unit, toolset_for(unit, source, toolset), options, extra_phases)
+        yield check_unit(unit, toolset_for(unit, source, toolset, choose_dora), options,
+                         extra_phases)
     if source.stream is not None:
-        yield from _check_stream(source, source.stream, toolset, options, extra_phases)
+        yield from _check_stream(source, source.stream, toolset, options, extra_phases,
+                                 choose_dora)
 
 
 def _check_stream(source: SourceFile, stream: Iterator[PlanUnit], toolset: Toolset,
-                  options: CheckOptions, extra_phases: Iterable[PlanPhase]) -> Iterator[Report]:
+                  options: CheckOptions, extra_phases: Iterable[PlanPhase],
+                  choose_dora: bool) -> Iterator[Report]:
     """The units of a batch read a record at a time: a failure to read on ends the file with
     a diagnostic (as a failure to read it at all would), never the run."""
     while True:
@@ -317,7 +332,8 @@ def _check_stream(source: SourceFile, stream: Iterator[PlanUnit], toolset: Tools
             yield Report(source.file, None, None, [internal_error(error).with_context(
                 file=source.file, record=None)])
             return
-        yield check_unit(unit, toolset_for(unit, source, toolset), options, extra_phases)
+        yield check_unit(unit, toolset_for(unit, source, toolset, choose_dora), options,
+                         extra_phases)
 
 
 PLAN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".wf")
@@ -349,9 +365,11 @@ def check_paths(
     extra_phases: Iterable[PlanPhase] = (),
     *,
     max_size: int | None = None,
+    choose_dora: bool = False,
 ) -> Iterator[Report]:
     """One report per plan, as each is checked. With ``max_size`` (bytes), JSONL batches are
-    read a record at a time and a larger input is refused (see :mod:`.streaming`)."""
+    read a record at a time and a larger input is refused (see :mod:`.streaming`);
+    ``choose_dora``: see :func:`toolset_for`."""
     options = options or CheckOptions()
     for path in expand_paths(paths):
         if isinstance(path, Diagnostic):
@@ -363,4 +381,5 @@ def check_paths(
             yield Report(path, None, None, [internal_error(error).with_context(file=path,
                                                                               record=None)])
             continue
-        yield from check_source(source, toolset, options, extra_phases)
+        yield from check_source(source, toolset, options, extra_phases,
+                                choose_dora=choose_dora)

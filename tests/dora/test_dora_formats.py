@@ -122,6 +122,29 @@ def test_an_agent_trajectory_gets_all_three_errors_with_positions(
     assert {d["record"] for d in out["diagnostics"]} == {"beirut_1_task0"}
 
 
+def test_without_a_pool_dora_documents_get_doras_tools(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No `--tools` (and none configured): a DORA trajectory is checked against DORA's 108
+    tools, a DisasterBench plan beside it against DisasterBench's; an explicit pool wins."""
+    monkeypatch.chdir(tmp_path)  # no configuration file names a pool
+    (tmp_path / "gold.json").write_text(json.dumps(GOLD, indent=1), encoding="utf-8")
+    (tmp_path / "agent.json").write_text(AGENT, encoding="utf-8")
+    flood = Path(plancheck.__file__).parents[1] / "examples" / "flood_plan.json"
+    assert main(["check", "gold.json", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+    assert main(["check", "agent.json", str(flood), "--format", "json"]) == 1
+    codes = {(Path(d["file"]).name, d["code"])
+             for d in json.loads(capsys.readouterr().out)["diagnostics"]}
+    assert {c for f, c in codes if f == "agent.json"} == {"PC201", "PC203", "PC207"}
+    # DisasterBench's pool still: PC301 names its types, PC201 its look-alike tool.
+    assert {c for f, c in codes if f == "flood_plan.json"} == {"PC301", "PC201", "PC401"}
+    assert plancheck.check(tmp_path / "gold.json").diagnostics == []
+    assert main(["check", "gold.json", "--tools", str(flood.parents[1] / "plancheck" / "corpus"
+                                                      / "disasterbench.wf"), "-q"]) == 1
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("call", ["seg.flood", "seg_flood",
                                   "seg_flood(pre_image_path, post_image_path)"])
 def test_dora_name_forms_are_one_tool(call: str) -> None:
