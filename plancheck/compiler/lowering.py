@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
@@ -448,6 +448,14 @@ def _not_a_step(span: Span, position: int, item: Any) -> Diagnostic:
 
 
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False)
+
+# The builders whose diagnostic is a function of their arguments' values alone (spans,
+# positions, names, JSON values as read): what they build may be kept by those values (the
+# batch scorer keeps the per-item text of each, since a batch repeats them).
+VALUE_BUILDERS: Final = frozenset(
+    {empty_plan, _alias_used, _extra_fields, _missing_fields, _wrong_type, _bare_dependence,
+     _not_a_step}
+)
 
 
 def _preview(value: Any, limit: int = 40) -> str:

@@ -67,6 +67,11 @@ class Findings:
             items.sort(key=_phase)  # stable: the order within a phase is kept
         return items
 
+    def ordered(self) -> list[tuple[int, str, Builder, tuple[Any, ...]]]:
+        """The findings in order, as recorded: ``(phase, code, build, args)``; the caller
+        builds (and checks the code of) what it needs."""
+        return self._ordered()
+
     def codes(self) -> list[str]:
         """The codes found, in order (repeats kept)."""
         return [code for _, code, _, _ in self._ordered()]

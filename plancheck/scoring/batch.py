@@ -53,6 +53,7 @@ from plancheck.scoring.metrics import (
     PredictionAnalyzer,
     StaticResult,
     TrajectoryScorer,
+    entry_text,
     taskbench_scores,
     trajectory_scorer,
 )
@@ -460,7 +461,7 @@ class ItemScorer:
                     self._entries.move_to_end(key)
                     return found
         entry = fpof_entry(verdict, task)
-        text = _ENCODE(entry) if entry is not None else ""
+        text = entry_text(entry) if entry is not None else ""
         if key is not None and self._entries is not None:
             self._entries[key] = text
             if len(self._entries) > self.options.cache_size:
@@ -529,7 +530,7 @@ class ItemScorer:
                 item.exec_equiv,
                 "format_error",
                 0,
-                ", ".join(_ENCODE(entry) for entry in diagnostics),
+                ", ".join([entry_text(entry) for entry in diagnostics]),
             )
         return item
 

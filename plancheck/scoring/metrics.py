@@ -25,8 +25,9 @@ from typing import Any, Final
 
 from plancheck.compiler.checker import check_json_plan
 from plancheck.compiler.driver import check_plan
-from plancheck.compiler.lowering import lower_plan
+from plancheck.compiler.lowering import VALUE_BUILDERS, lower_plan
 from plancheck.diagnostics.codes import CODES
+from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Severity
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, form_and_completeness
@@ -38,6 +39,8 @@ __all__ = [
     "PredictionAnalyzer",
     "StaticResult",
     "compact_entry",
+    "compact_text",
+    "entry_text",
     "taskbench_scores",
     "trajectory_scorer",
 ]
@@ -46,6 +49,8 @@ TASKBENCH_METRICS: Final = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 _ROOT: Final = Span("<prediction>", pointer="")
 _NO_PLAN_CODE: Final = {"empty_output": "PC101"}  # anything else unreadable: PC105 not-a-plan
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # as the per-item lines are
+# What that encoder does with a string (it calls this directly), without its dispatch.
+_ENCODE_STRING: Final = json.encoder.encode_basestring
 _OFF_BY_DEFAULT: Final = frozenset(code for code, info in CODES.items() if not info.default_enabled)
 _ERRORS: Final = frozenset(code for code, info in CODES.items() if info.severity is Severity.ERROR)
 
@@ -81,6 +86,75 @@ def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
     if diagnostic.code.startswith("PC6"):
         entry["notes"] = list(diagnostic.notes)
     return entry
+
+
+def compact_text(
+    code: Any, name: Any, severity: Any, message: Any, position: Any, notes: Any
+) -> str:
+    """``_ENCODE`` of the compact entry ``{code, name, severity, message, position?,
+    notes?}`` (``position`` left out when None, ``notes`` when None), as :func:`compact_entry`
+    and the gold comparison's entries are written, without building the dictionary or going
+    through the encoder's dispatch: the prefix up to the message is the same for every
+    diagnostic of a code, and the other values are usually a string, an integer and strings.
+    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
+    prefix = _PREFIXES.get((code, name, severity)) if type(code) is str else None
+    if prefix is None:
+        if not (type(code) is str and type(name) is str and type(severity) is str):
+            entry: dict[str, Any] = {"code": code, "name": name, "severity": severity,
+                                     "message": message}
+            if position is not None:
+                entry["position"] = position
+            if notes is not None:
+                entry["notes"] = notes
+            return _ENCODE(entry)
+        prefix = (f'{{"code": {_ENCODE_STRING(code)}, "name": {_ENCODE_STRING(name)}, '
+                  f'"severity": {_ENCODE_STRING(severity)}, "message": ')
+        if len(_PREFIXES) < 4096:
+            _PREFIXES[(code, name, severity)] = prefix
+    text = prefix + (_ENCODE_STRING(message) if type(message) is str else _ENCODE(message))
+    if position is not None:
+        text += ', "position": ' + (
+            int.__repr__(position) if type(position) is int else _ENCODE(position)
+        )
+    if notes is not None:
+        if (type(notes) is list or type(notes) is tuple) and all(
+            type(note) is str for note in notes
+        ):
+            text += ', "notes": [' + ", ".join([_ENCODE_STRING(note) for note in notes]) + "]"
+        else:
+            text += ', "notes": ' + _ENCODE(notes)
+    return text + "}"
+
+
+def diagnostic_text(diagnostic: Diagnostic) -> str:
+    """``_ENCODE(compact_entry(diagnostic))``, by :func:`compact_text`."""
+    code = diagnostic.code
+    return compact_text(
+        code,
+        diagnostic.name,
+        diagnostic.severity.label,
+        diagnostic.message,
+        diagnostic.data.get("position"),
+        list(diagnostic.notes) if code.startswith("PC6") else None,
+    )
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    """``_ENCODE(entry)`` of a compact entry dictionary (as :func:`compact_entry` and the
+    gold comparison build them), by :func:`compact_text` when it has their shape."""
+    if len(entry) >= 4:
+        keys = tuple(entry)
+        if keys[:4] == _ENTRY_KEYS and entry.get("position", 0) is not None and (
+            entry.get("notes", 0) is not None
+        ) and (len(keys) == 4 or keys[4:] in _ENTRY_TAILS):
+            return compact_text(entry["code"], entry["name"], entry["severity"],
+                                entry["message"], entry.get("position"), entry.get("notes"))
+    return _ENCODE(entry)
+
+
+_ENTRY_KEYS: Final = ("code", "name", "severity", "message")
+_ENTRY_TAILS: Final = (("position",), ("notes",), ("position", "notes"))
+_PREFIXES: dict[tuple[Any, Any, Any], str] = {}
 
 
 @dataclass(slots=True)
@@ -144,6 +218,9 @@ class PredictionAnalyzer:
         self.cache_size = cache_size
         self.entries = entries  # render the diagnostics of static results for per-item lines
         self._cache: OrderedDict[tuple[bytes, ...], _Analysis] = OrderedDict()
+        # The per-item texts of value builders' diagnostics, by builder and arguments
+        # (:meth:`_entries`; None: none kept).
+        self._texts: dict[Any, str] | None = {} if cache_size > 0 else None
         self._golds: dict[int, _Gold] = {}
         # The call signatures of step objects, by serialisation: a batch repeats most steps.
         self._signatures: dict[bytes, Any] | None = {} if cache_size > 0 else None
@@ -391,24 +468,52 @@ class PredictionAnalyzer:
                 analysis.form = canonical_form(plan, self.toolset) if plan is not None else None
                 analysis.has_form = True
             return self._result(plan is not None, [d.code for d in diagnostics],
-                                lambda: diagnostics)
+                                lambda: ", ".join([diagnostic_text(d) for d in diagnostics
+                                                   if d.code not in _OFF_BY_DEFAULT]))
         checked = check_json_plan(prediction, self.toolset, _ROOT, form=form)
         if form:
             analysis.form, analysis.has_form = checked.form, True
-        return self._result(True, checked.codes(), checked.diagnostics)
+        return self._result(True, checked.codes(), lambda: self._entries(checked.findings))
+
+    def _entries(self, findings: Findings) -> str:
+        """The per-item text of what was found: each diagnostic that is on by default, as
+        :func:`diagnostic_text` writes it, joined by ``", "``. What a value builder
+        (``VALUE_BUILDERS``) builds is kept by its arguments' values (:func:`_frozen`), so
+        that a batch builds each such diagnostic once."""
+        texts = self._texts
+        parts: list[str] = []
+        for _, code, build, args in findings.ordered():
+            if code in _OFF_BY_DEFAULT:
+                continue
+            key: Any = None
+            if texts is not None and build in VALUE_BUILDERS:
+                frozen = _frozen(args)
+                if frozen is not _UNFROZEN:
+                    key = (build, frozen)
+                    text = texts.get(key)
+                    if text is not None:
+                        parts.append(text)
+                        continue
+            diagnostic = build(*args)
+            if diagnostic.code != code:  # a builder that disagrees with its finding is a bug
+                raise AssertionError(f"{build.__name__} built {diagnostic.code}, not {code}")
+            text = diagnostic_text(diagnostic)
+            if key is not None and texts is not None:
+                if len(texts) >= 4 * self.cache_size:
+                    texts.clear()
+                texts[key] = text
+            parts.append(text)
+        return ", ".join(parts)
 
     def _result(
-        self, planned: bool, codes: list[str], diagnostics: Callable[[], list[Diagnostic]]
+        self, planned: bool, codes: list[str], entries: Callable[[], str]
     ) -> StaticResult:
-        """The static result of what was found (``codes``, in order; ``diagnostics`` builds
-        their diagnostics), when a plan was read (``planned``)."""
+        """The static result of what was found (``codes``, in order; ``entries`` writes
+        their per-item text), when a plan was read (``planned``)."""
         kept = tuple(dict.fromkeys(code for code in codes if code not in _OFF_BY_DEFAULT))
         valid = planned and not any(code in _ERRORS for code in kept)
         if self.entries:
-            entries = ", ".join(
-                _ENCODE(compact_entry(d)) for d in diagnostics() if d.code not in _OFF_BY_DEFAULT
-            )
-            return StaticResult(valid, kept, entries)
+            return StaticResult(valid, kept, entries())
         # Results are immutable and few are distinct: one object each (fewer to allocate and
         # for the collector to walk in the cache).
         result = _RESULTS.get((valid, kept))
@@ -421,6 +526,45 @@ class PredictionAnalyzer:
 
 _RESULTS: dict[tuple[bool, tuple[str, ...]], StaticResult] = {}
 _MISSING: Final = object()
+_UNFROZEN: Final = object()
+_TRUE: Final = object()  # booleans in frozen values (True == 1 and hash alike)
+_FALSE: Final = object()
+_FLOAT: Final = object()  # a float is frozen with its repr (0.0 == -0.0, and NaN != NaN)
+
+
+def _frozen(value: Any, depth: int = 0) -> Any:
+    """A hashable stand-in for ``value`` that is equal for two values exactly when they are
+    the same JSON-like value of the same types (1, 1.0 and True apart, -0.0 and 0.0 apart,
+    lists and dictionaries with their order): strings, integers, floats, booleans, None,
+    spans, and tuples, lists and dictionaries of them, nested at most 8 deep; :data:`_UNFROZEN`
+    for anything else."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:
+        return value
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is float:
+        return (_FLOAT, float.__repr__(value))
+    if depth >= 8:
+        return _UNFROZEN
+    if kind is tuple or kind is list or kind is Span:
+        items = []
+        for item in value:
+            frozen = _frozen(item, depth + 1)
+            if frozen is _UNFROZEN:
+                return _UNFROZEN
+            items.append(frozen)
+        return (kind, tuple(items))
+    if kind is dict:
+        pairs = []
+        for name, item in value.items():
+            frozen_name = _frozen(name, depth + 1)
+            frozen = _frozen(item, depth + 1)
+            if frozen_name is _UNFROZEN or frozen is _UNFROZEN:
+                return _UNFROZEN
+            pairs.append((frozen_name, frozen))
+        return (kind, tuple(pairs))
+    return _UNFROZEN
 
 
 def _step_keys(plan: Any) -> tuple[bytes, ...] | None:
