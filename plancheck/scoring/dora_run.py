@@ -28,10 +28,15 @@ from plancheck.dora.errors import DoraInputError
 from plancheck.dora.metrics import METRICS, flatten, tool_sequence
 from plancheck.dora.normalize import normalize_tool_name
 from plancheck.dora.predictions import merge_predictions, record_task
+from plancheck.fileio import reason
 from plancheck.ir.nodes import Toolset
 
 BENCHMARK = "dora"
 RECORDS = "benchmark.jsonl"
+
+
+def _why(error: OSError | UnicodeDecodeError) -> str:
+    return reason(error) if isinstance(error, OSError) else f"not UTF-8 ({error.reason})"
 
 
 class DoraRunError(Exception):
@@ -92,7 +97,7 @@ def load_gold(paths: Sequence[str]) -> tuple[dict[str, list[Any]], list[Path]]:
         try:
             value = json.loads(path.read_text(encoding="utf-8-sig"))
         except (OSError, UnicodeDecodeError) as error:
-            raise DoraRunError(f"cannot read {path}: {error}") from None
+            raise DoraRunError(f"cannot read {path}: {_why(error)}") from None
         except (ValueError, RecursionError) as error:
             raise DoraRunError(f"{path} is not valid JSON: {error}") from None
         if not is_task_file_value(value):
@@ -141,7 +146,7 @@ def _read_records(file: Path, dim: str | None, keys: Mapping[str, set[tuple[Any,
     try:
         text = file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
-        raise DoraRunError(f"cannot read {file}: {error}") from None
+        raise DoraRunError(f"cannot read {file}: {_why(error)}") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
