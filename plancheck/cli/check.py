@@ -59,8 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="explain inconsistent dependency constraints with a minimal "
                         "conflicting set (Z3)")
-    from plancheck.compiler.callshapes import CALL_FORMATS
-    from plancheck.compiler.refsyntax import SYNTAXES
+    from plancheck.compiler.call_formats import CALL_FORMATS, SYNTAXES
 
     parser.add_argument("--call-format", choices=("auto", *CALL_FORMATS), default="auto",
                         help="read tool calls in this shape only (default: detected per input)")
@@ -115,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         phases.append(functools.partial(
             explain_conflicts,
             timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
-    from plancheck.compiler.callshapes import forced
+    from plancheck.compiler.call_formats import forced
     from plancheck.compiler.streaming import DEFAULT_MAX_SIZE, parse_size
 
     try:

@@ -30,23 +30,21 @@ name and each argument, so every check and renderer applies unchanged. Reference
 argument is, which output "the result of call 2" is) is bound by :func:`bind_plan` when the
 plan is checked.
 
-``--call-format`` and ``--reference-syntax`` force one shape or one syntax (:func:`forced`);
-by default both are detected per input. Inputs that DORA's trajectory frontend reads (generic
-calls with DORA or DisasterBench references only) are left to it.
+``--call-format`` and ``--reference-syntax`` force one shape or one syntax
+(:func:`plancheck.compiler.call_formats.forced`); by default both are detected per input.
+Inputs that DORA's trajectory frontend reads (generic calls with DORA or DisasterBench
+references only) are left to it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from plancheck.compiler.call_formats import SYNTAXES, forced_formats
 from plancheck.compiler.refsyntax import (
-    SYNTAXES,
     WHOLE_OUTPUT,
     Placeholder,
     RefMatch,
@@ -59,14 +57,18 @@ from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
-from plancheck.ir.schema import FIELD_ALIASES, STEP_FIELDS, WRAPPER_KEYS, json_type_name
+from plancheck.ir.schema import (
+    FIELD_ALIASES,
+    PLAN_STEP_KEYS,
+    STEP_FIELDS,
+    WRAPPER_KEYS,
+    json_type_name,
+)
 
 if TYPE_CHECKING:
     from plancheck.compiler.units import PlanUnit
     from plancheck.diagnostics.positions import Positions
 
-CALL_FORMATS = ("openai-chat", "openai-responses", "anthropic", "generic", "name-keyed",
-                "bfcl-answer")
 NAME_KEYS = ("name", "tool", "tool_name", "api", "task", "function", "action")
 ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "param", "input", "inputs",
                  "action_input")
@@ -74,23 +76,7 @@ CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_
                   "calling", "ground_truth", "result", "messages", "choices", "message",
                   "content", "output", "function_call")
 # Members that make an object a DisasterBench plan step rather than a call.
-PLAN_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
-
 _PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
-
-_FORCED: ContextVar[tuple[str | None, str | None]] = ContextVar("plancheck_call_formats",
-                                                                default=(None, None))
-
-
-@contextmanager
-def forced(call_format: str | None, reference_syntax: str | None) -> Iterator[None]:
-    """Read inputs with one call shape and/or one reference syntax (``None``: detect)."""
-    token = _FORCED.set((call_format, reference_syntax))
-    try:
-        yield
-    finally:
-        _FORCED.reset(token)
-
 
 @dataclass(slots=True)
 class CallPlan(Plan):
@@ -249,7 +235,7 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
     """The plan the tool calls in ``value`` make (``None``: no calls found, or, with
     ``defer``, a whole document DORA's trajectory frontend reads). With a forced call
     format, finding no call of that shape is an error, not a reason to read a plan instead."""
-    call_format, syntax = _FORCED.get()
+    call_format, syntax = forced_formats()
     if _is_plan_steps(value) and call_format is None:
         return None
     calls = find_calls(value, call_format)
@@ -536,7 +522,7 @@ def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
     JSON found in a completion); False when it holds none."""
     from plancheck.compiler.dora_native import dora_into_unit
 
-    if _FORCED.get() == (None, None) and dora_into_unit(unit, value, root):
+    if forced_formats() == (None, None) and dora_into_unit(unit, value, root):
         return True  # a DORA run record, or DORA steps in a completion
     lowered = lower_calls(value, root, defer=False)  # DORA's frontend reads whole files only
     if lowered is None:
@@ -559,7 +545,7 @@ def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
     candidates = [*fences, *((i, len(text), n == 0) for n, i in enumerate(openers))]
     for start, end, repair in candidates:
         value, stop, verbatim = _read_value(text, start, end, repair=repair)
-        if stop > start and (find_calls(value, _FORCED.get()[0]) or _is_dora(value)):
+        if stop > start and (find_calls(value, forced_formats()[0]) or _is_dora(value)):
             return value, start, stop, verbatim
     return None
 
@@ -567,7 +553,7 @@ def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
 def _is_dora(value: Any) -> bool:
     from plancheck.dora.formats import find_trajectories
 
-    return _FORCED.get() == (None, None) and find_trajectories(value) is not None
+    return forced_formats() == (None, None) and find_trajectories(value) is not None
 
 
 def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, int, bool]:

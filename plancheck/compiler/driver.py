@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from plancheck.compiler.callshapes import PLAN_STEP_KEYS, bind_plan, call_unit
 from plancheck.compiler.checker import check_plan_steps
 from plancheck.compiler.frontends import load_source
 from plancheck.compiler.lowering import lower_plan
@@ -23,6 +22,7 @@ from plancheck.diagnostics.model import Diagnostic, Label, Severity, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Plan, Toolset
+from plancheck.ir.schema import PLAN_STEP_KEYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +165,8 @@ def check_unit(
                                        strict=options.strict_json)
             diagnostics.extend(lowered)
         if plan is not None and type(plan) is not Plan:  # tool-call plans: bind to the pool
+            from plancheck.compiler.callshapes import bind_plan
+
             plan, bound = bind_plan(plan, toolset)
             diagnostics.extend(bound)
         report.plan = plan
@@ -193,6 +195,8 @@ def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | 
         return check_unit(PlanUnit(name, None, positions, plan=plan), toolset, options)
     if not isinstance(plan, list) or not plan or not isinstance(plan[0], dict) or \
             not PLAN_STEP_KEYS.intersection(plan[0]):  # not plainly a plan: maybe tool calls
+        from plancheck.compiler.callshapes import call_unit
+
         calls = call_unit(plan, name, positions)
         if calls is not None:
             return check_unit(calls, toolset, options)

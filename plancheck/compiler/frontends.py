@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from plancheck.compiler.call_formats import forced_formats
 from plancheck.compiler.extraction.linter import extract_plan
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
+from plancheck.ir.schema import PLAN_STEP_KEYS
 
 RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
 DSL_SUFFIXES = (".wf",)
@@ -136,6 +138,35 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [unit]
     start = len(text) - len(text.lstrip())
     region = (start, len(text.rstrip()))
+    if not _plainly_plan_steps(value):
+        found = _calls_or_trajectories(value, file, lines, region)
+        if found is not None:
+            return found
+    if _is_record_list(value):
+        return [
+            _record_unit(item, f"/{i}", file, lines, region, strict, default_name=f"item {i}")
+            for i, item in enumerate(value)
+        ]
+    if _is_record(value):
+        return [_record_unit(value, "", file, lines, region, strict, default_name=None)]
+    unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
+                    value=value, has_value=True, root=Span(file, pointer=""))
+    return [unit]
+
+
+def _plainly_plan_steps(value: Any) -> bool:
+    """A list of DisasterBench plan steps and nothing else: every item holds a step field and
+    none a DORA sample's ``tasks``. No reader of tool calls or of DORA's documents takes such a
+    list (each leaves plan steps alone), so a plain plan does not even import them."""
+    return (forced_formats()[0] is None and isinstance(value, list) and bool(value)
+            and all(isinstance(item, dict) and not PLAN_STEP_KEYS.isdisjoint(item)
+                    and "tasks" not in item for item in value))
+
+
+def _calls_or_trajectories(value: Any, file: str, lines: LineIndex, region: tuple[int, int]
+                           ) -> list[PlanUnit] | None:
+    """The units of a DORA document, of tool calls in a common shape, or of a DORA-style
+    trajectory (``None``: ``value`` is none of these)."""
     from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
     from plancheck.compiler.dora_frontend import trajectory_unit  # DORA-style trajectories
     from plancheck.dora.formats import find_trajectories
@@ -150,18 +181,7 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     if calls is not None:
         return [calls]
     trajectory = trajectory_unit(value, file, lines, region)
-    if trajectory is not None:
-        return [trajectory]
-    if _is_record_list(value):
-        return [
-            _record_unit(item, f"/{i}", file, lines, region, strict, default_name=f"item {i}")
-            for i, item in enumerate(value)
-        ]
-    if _is_record(value):
-        return [_record_unit(value, "", file, lines, region, strict, default_name=None)]
-    unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
-                    value=value, has_value=True, root=Span(file, pointer=""))
-    return [unit]
+    return [trajectory] if trajectory is not None else None
 
 
 def _unusable(error: BaseException) -> str:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-SYNTAXES = ("generated", "dora", "taskbench", "template", "label", "api-call")
+from plancheck.compiler.call_formats import SYNTAXES
 
 # An empty key stands for "the call's only output"; "#i" for "its i-th output". Both are
 # bound to real output names once the tool pool is known (see callshapes.bind_plan).

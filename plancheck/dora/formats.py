@@ -27,14 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from plancheck.dora.normalize import normalize_tool_name
+from plancheck.ir.schema import PLAN_STEP_KEYS
 
 LOOP_TOOLS = frozenset({"tool.loop"})
 WRAPPER_TOOLS = frozenset({"tool.loop", "tool.reduce"})  # dropped by DORA's metrics
 TASK_KEYS = frozenset({"task_category", "task_category_code", "question", "tools",
                        "final_answer", "eval_spec", "answer_format", "question_id",
                        "predicted_answer", "task_scoped_question_id"})
-_PLAN_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content",
-                             "outputs"})
 
 STEP_REFERENCE = re.compile(r"^\s*<(?P<key>[\w.]+)>\s*from\s*step\[(?P<step>\d+)\]\.obs\s*$",
                             re.IGNORECASE)
@@ -51,13 +50,13 @@ def tool_name(call: Any) -> str:
 
 
 def is_step(item: Any) -> bool:
-    return isinstance(item, dict) and "call" in item and not _PLAN_STEP_KEYS.intersection(item)
+    return isinstance(item, dict) and "call" in item and not PLAN_STEP_KEYS.intersection(item)
 
 
 def is_trajectory(value: Any) -> bool:
     """A list of DORA steps: some item has a ``call``, none is a DisasterBench plan step."""
     return isinstance(value, list) and any(is_step(i) for i in value) and not any(
-        isinstance(i, dict) and _PLAN_STEP_KEYS.intersection(i) for i in value)
+        isinstance(i, dict) and PLAN_STEP_KEYS.intersection(i) for i in value)
 
 
 def is_task(value: Any) -> bool:

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.span import escape_pointer
+from plancheck.ir.schema import PLAN_STEP_KEYS
 
 NAME_KEYS = ("tool", "name", "tool_name", "function", "action")
 ARGUMENT_KEYS = ("arguments", "args", "input", "inputs", "parameters", "params", "action_input")
 WRAPPER_KEYS = ("trajectory", "gold_trajectory", "tool_calls", "calls")
 NUMBER_KEYS = ("step", "index")
 # Members that make an object something else: a DisasterBench plan step, or a tool definition.
-_FOREIGN_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs",
-                           "inputSchema", "input_schema"})
+_FOREIGN_KEYS = PLAN_STEP_KEYS | {"inputSchema", "input_schema"}
 
 
 def unwrap_trajectory(value: Any) -> tuple[Any, str]:

@@ -22,6 +22,9 @@ REFERENCE_ALIASES = (
 # Every alias the lowering reads as a field: the reference's, and ``input``, which the
 # reference drops instead (the lowering reports both as PC104).
 FIELD_ALIASES = {alias: canonical for canonical, alias in REFERENCE_ALIASES} | {"input": "inputs"}
+# The fields that mark an object as a DisasterBench plan step: the readers of tool calls and of
+# DORA's steps leave an object holding one of them alone.
+PLAN_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
 WRAPPER_KEYS = ("structured_plan", "plan", "structured_task_plan", "task_plan", "answer")
 
 

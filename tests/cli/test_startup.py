@@ -83,8 +83,11 @@ def test_checking_a_clean_plan_imports_only_the_checker(tmp_path: Path) -> None:
     code, modules = imported(tmp_path, str(plan))
     assert code == 0
     assert not _under(modules, *NEVER_FOR_A_PLAN)
-    # DORA's lowering is for DORA's documents; the other commands' modules are not loaded.
-    assert not _under(modules, "plancheck.compiler.dora_native", "plancheck.cli.score",
+    # DORA's code is for DORA's documents, the readers of tool calls and their reference
+    # syntaxes for tool calls; the other commands' modules are not loaded.
+    assert not _under(modules, "plancheck.dora", "plancheck.compiler.dora_native",
+                      "plancheck.compiler.dora_frontend", "plancheck.compiler.callshapes",
+                      "plancheck.compiler.refsyntax", "plancheck.cli.score",
                       "plancheck.cli.fmt", "plancheck.cli.fix", "plancheck.render.sarif")
     # Standard modules only some paths need: suggestions for misspelt names, digests of long
     # terms, atomic writes, tracebacks of internal errors.

@@ -1,0 +1,36 @@
+"""Which tool-call shape and reference syntax the frontends read: detected (the default), or
+forced by ``--call-format`` / ``--reference-syntax``.
+
+Kept apart from :mod:`plancheck.compiler.callshapes` so that a command can set it, and a
+frontend ask it, without importing the call-shape readers (a plain plan never needs them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+# The tool-call shapes (plancheck.compiler.callshapes reads each) and the reference syntaxes
+# (plancheck.compiler.refsyntax) that can be forced.
+CALL_FORMATS = ("openai-chat", "openai-responses", "anthropic", "generic", "name-keyed",
+                "bfcl-answer")
+SYNTAXES = ("generated", "dora", "taskbench", "template", "label", "api-call")
+
+_FORCED: ContextVar[tuple[str | None, str | None]] = ContextVar("plancheck_call_formats",
+                                                                default=(None, None))
+
+
+def forced_formats() -> tuple[str | None, str | None]:
+    """The forced call format and reference syntax (``None``: detect)."""
+    return _FORCED.get()
+
+
+@contextmanager
+def forced(call_format: str | None, reference_syntax: str | None) -> Iterator[None]:
+    """Read inputs with one call shape and/or one reference syntax (``None``: detect)."""
+    token = _FORCED.set((call_format, reference_syntax))
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
