@@ -14,10 +14,10 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import IO
 
 from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.records import Record
 
 __all__ = [
     "AtomicWriter",
@@ -61,12 +61,15 @@ def path_exists(path: str | os.PathLike[str]) -> bool:
 # --------------------------------------------------------------------------- directory walk
 
 
-@dataclass(slots=True)
-class Walk:
+class Walk(Record):
     """What a directory walk found: files in sorted order, and what it could not read."""
 
-    files: list[str] = field(default_factory=list)
-    problems: list[Diagnostic] = field(default_factory=list)
+    __slots__ = _fields = ("files", "problems")
+
+    def __init__(self, files: list[str] | None = None,
+                 problems: list[Diagnostic] | None = None) -> None:
+        self.files: list[str] = [] if files is None else files
+        self.problems: list[Diagnostic] = [] if problems is None else problems
 
 
 def _problem(path: str, message: str) -> Diagnostic:

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "plancheck.fast_json": 0,
     "plancheck.fileio": 0,
     "plancheck.locks": 0,
+    "plancheck.records": 0,
     "plancheck.ir": 1,
     "plancheck.dsl": 2,
     "plancheck.dora": 2,

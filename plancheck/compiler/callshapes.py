@@ -38,9 +38,10 @@ references only) are left to it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
@@ -64,6 +65,7 @@ from plancheck.ir.schema import (
     WRAPPER_KEYS,
     json_type_name,
 )
+from plancheck.records import replace
 
 if TYPE_CHECKING:
     from plancheck.compiler.units import PlanUnit
@@ -78,11 +80,16 @@ CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_
 # Members that make an object a DisasterBench plan step rather than a call.
 _PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
 
-@dataclass(slots=True)
 class CallPlan(Plan):
     """A plan read from tool calls; :func:`bind_plan` finishes it against a tool pool."""
 
-    needs_binding: bool = False
+    __slots__ = ("needs_binding",)
+    _fields = (*Plan._fields, "needs_binding")
+
+    def __init__(self, steps: tuple[Step, ...], span: Span, name: str | None = None,
+                 toolset: str | None = None, needs_binding: bool = False) -> None:
+        super().__init__(steps, span, name, toolset)
+        self.needs_binding = needs_binding
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +180,7 @@ def _bfcl_answer(item: dict[str, Any], pointer: str) -> FoundCall | None:
     found = _name_keyed(item, pointer)
     if found is None or not all(isinstance(v, list) for v in found.arguments.values()):
         return None
-    return replace(found, shape="bfcl-answer")
+    return dataclasses.replace(found, shape="bfcl-answer")
 
 
 _SHAPES = {

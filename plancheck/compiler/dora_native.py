@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from plancheck.compiler.units import PlanUnit
@@ -51,6 +51,7 @@ from plancheck.ir.nodes import (
     Toolset,
 )
 from plancheck.ir.schema import json_type_name
+from plancheck.records import replace
 
 __all__ = ["DoraPlan", "dora_checks", "dora_into_unit", "dora_units", "lower_dora"]
 
@@ -71,11 +72,20 @@ class Loop:
     bound: tuple[str, ...]  # the argument names `bind` injects into every call
 
 
-@dataclass(slots=True)
 class DoraPlan(Plan):
-    nested: tuple[NestedReference, ...] = ()
-    loops: tuple[Loop, ...] = ()
-    root: Span | None = None
+    """A DORA trajectory's plan: its steps, and what the plan IR does not hold (references
+    nested in arguments, ``tool.loop`` bodies, the trajectory's own span)."""
+
+    __slots__ = ("loops", "nested", "root")
+    _fields = (*Plan._fields, "nested", "loops", "root")
+
+    def __init__(self, steps: tuple[Step, ...], span: Span, name: str | None = None,
+                 toolset: str | None = None, nested: tuple[NestedReference, ...] = (),
+                 loops: tuple[Loop, ...] = (), root: Span | None = None) -> None:
+        super().__init__(steps, span, name, toolset)
+        self.nested = nested
+        self.loops = loops
+        self.root = root
 
 
 # --------------------------------------------------------------------------- entry points

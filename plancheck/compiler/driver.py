@@ -10,7 +10,6 @@ One bad record never sinks a batch: an unexpected exception while checking a uni
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from plancheck.compiler.checker import check_plan_steps
@@ -23,16 +22,25 @@ from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Plan, Toolset
 from plancheck.ir.schema import PLAN_STEP_KEYS
+from plancheck.records import FrozenRecord, Record, replace
 
 
-@dataclass(frozen=True, slots=True)
-class CheckOptions:
-    strict_json: bool = False
-    types: bool = True
-    interpret: bool = True
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    severity_overrides: tuple[tuple[str, Severity], ...] = ()
+class CheckOptions(FrozenRecord):
+    """What a check runs (types, symbolic execution, strict JSON) and which codes it keeps,
+    at which severity."""
+
+    __slots__ = _fields = ("strict_json", "types", "interpret", "select", "ignore",
+                           "severity_overrides")
+
+    def __init__(self, strict_json: bool = False, types: bool = True, interpret: bool = True,
+                 select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+                 severity_overrides: tuple[tuple[str, Severity], ...] = ()) -> None:
+        self.strict_json = strict_json
+        self.types = types
+        self.interpret = interpret
+        self.select = select
+        self.ignore = ignore
+        self.severity_overrides = severity_overrides
 
     def keeps(self, code: str, name: str) -> bool:
         from plancheck.diagnostics.codes import CODES
@@ -57,19 +65,28 @@ _DEFAULT_OPTIONS = CheckOptions()
 _DEFAULT_KEEPS_UNREACHABLE = _DEFAULT_OPTIONS.keeps("PC503", CODES["PC503"].name)
 
 
-@dataclass(slots=True)
-class Report:
-    """The outcome of checking one plan (one file, or one record of a batch)."""
+class Report(Record):
+    """The outcome of checking one plan (one file, or one record of a batch). ``value`` is
+    the JSON value the plan was lowered from, if any; ``positions`` resolves the spans of
+    diagnostics added later."""
 
-    file: str
-    record: str | None
-    plan: Plan | None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    task_id: Any = None
-    lines: LineIndex | None = None
-    value: Any = None  # the JSON value the plan was lowered from, if any
-    record_data: dict[str, Any] | None = None
-    positions: Positions | None = None  # resolves spans of diagnostics added later
+    __slots__ = _fields = ("file", "record", "plan", "diagnostics", "task_id", "lines", "value",
+                           "record_data", "positions")
+
+    def __init__(self, file: str, record: str | None, plan: Plan | None,
+                 diagnostics: list[Diagnostic] | None = None, task_id: Any = None,
+                 lines: LineIndex | None = None, value: Any = None,
+                 record_data: dict[str, Any] | None = None,
+                 positions: Positions | None = None) -> None:
+        self.file = file
+        self.record = record
+        self.plan = plan
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.task_id = task_id
+        self.lines = lines
+        self.value = value
+        self.record_data = record_data
+        self.positions = positions
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -34,11 +34,12 @@ def _cache_dir() -> Path:
 def _cache_key() -> str:
     """What the cached toolset was built from. The pickle holds IR objects and spans: a change
     to their classes (or to the modules that define them) must invalidate it too."""
+    from plancheck import records
     from plancheck.diagnostics import span
     from plancheck.ir import nodes
 
     stamps = [f"{_CACHE_FORMAT}"]
-    for path in (str(BUILTIN_PATH), nodes.__file__, span.__file__):
+    for path in (str(BUILTIN_PATH), nodes.__file__, span.__file__, records.__file__):
         found = os.stat(path)
         stamps.append(f"{path}:{found.st_size}:{found.st_mtime_ns}")
     return "|".join(stamps)

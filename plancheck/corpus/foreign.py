@@ -32,6 +32,7 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.ir.nodes import Family, Flow, Param, Toolset, ToolSignature, TypeDecl
 from plancheck.ir.schema_types import KIND_DECLS, VALUE, kind_of_name, param_from_schema
+from plancheck.records import replace
 
 META_TOOLSET = "dev.plancheck/toolset"
 META_TOOL = "dev.plancheck/tool"
@@ -275,8 +276,6 @@ def _object_params(schema: Any, pointer: str, builder: _Builder, *, output: bool
 
 
 def _with_span(param: Param, span: Span) -> Param:
-    from dataclasses import replace
-
     return replace(param, span=span)
 
 

@@ -8,9 +8,8 @@ an entry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from plancheck.diagnostics.severity import Severity
+from plancheck.records import FrozenRecord
 
 # The checker's passes, in the order it runs them and reports what they find. Each reports codes
 # of one family of PHASES: lowering and numbering PC1xx, names and references PC2xx,
@@ -42,15 +41,24 @@ FPOF_CATEGORY = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class CodeInfo:
-    code: str
-    name: str
-    severity: Severity
-    summary: str
-    explanation: str
-    fpof_type: str | None = None
-    default_enabled: bool = True  # off-by-default codes are reported only when selected
+class CodeInfo(FrozenRecord):
+    """A registered code: its name, default severity, one-line summary and explanation, the
+    FPoF type it maps to, and whether it is on by default (off-by-default codes are reported
+    only when selected)."""
+
+    __slots__ = _fields = ("code", "name", "severity", "summary", "explanation", "fpof_type",
+                           "default_enabled")
+
+    def __init__(self, code: str, name: str, severity: Severity, summary: str,
+                 explanation: str, fpof_type: str | None = None,
+                 default_enabled: bool = True) -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.summary = summary
+        self.explanation = explanation
+        self.fpof_type = fpof_type
+        self.default_enabled = default_enabled
 
     @property
     def phase(self) -> str:

@@ -8,12 +8,12 @@ that programs consuming them never parse message text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from plancheck.diagnostics.codes import CODES, CodeInfo
 from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span
+from plancheck.records import FrozenRecord, replace
 
 __all__ = [
     "Diagnostic",
@@ -25,52 +25,73 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Label:
-    span: Span
-    message: str = ""
-    primary: bool = False
+class Label(FrozenRecord):
+    """A span a diagnostic points at, with its text; the primary label is the main one."""
+
+    __slots__ = _fields = ("span", "message", "primary")
+
+    def __init__(self, span: Span, message: str = "", primary: bool = False) -> None:
+        self.span = span
+        self.message = message
+        self.primary = primary
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(FrozenRecord):
     """Replace the value at a JSON pointer of the plan (``None`` pointer value = delete it).
 
     With ``insert``, ``value`` is inserted into the array *before* the element the pointer
     names (pointers still index the original array), as JSON Patch's ``add`` does.
     """
 
-    pointer: str
-    value: Any = None  # a JSON value
-    delete: bool = False
-    insert: bool = False
+    __slots__ = _fields = ("pointer", "value", "delete", "insert")
+
+    def __init__(self, pointer: str, value: Any = None, delete: bool = False,
+                 insert: bool = False) -> None:
+        self.pointer = pointer
+        self.value = value  # a JSON value
+        self.delete = delete
+        self.insert = insert
 
 
-@dataclass(frozen=True, slots=True)
-class Suggestion:
-    """A suggested fix. Machine-applicable suggestions may be applied without review."""
+class Suggestion(FrozenRecord):
+    """A suggested fix. Machine-applicable suggestions may be applied without review;
+    ``applicability`` is ``maybe-incorrect`` or ``machine-applicable``."""
 
-    message: str
-    edits: tuple[Edit, ...] = ()
-    applicability: str = "maybe-incorrect"  # or "machine-applicable"
+    __slots__ = _fields = ("message", "edits", "applicability")
+
+    def __init__(self, message: str, edits: tuple[Edit, ...] = (),
+                 applicability: str = "maybe-incorrect") -> None:
+        self.message = message
+        self.edits = edits
+        self.applicability = applicability
 
     @property
     def machine_applicable(self) -> bool:
         return self.applicability == "machine-applicable"
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    code: str
-    message: str
-    severity: Severity
-    labels: tuple[Label, ...] = ()
-    notes: tuple[str, ...] = ()
-    help: tuple[str, ...] = ()
-    data: dict[str, Any] = field(default_factory=dict)
-    suggestions: tuple[Suggestion, ...] = ()
-    file: str | None = None
-    record: str | None = None
+class Diagnostic(FrozenRecord):
+    """One finding: a registered code, its message and severity, labels, notes, help,
+    structured ``data`` and suggested fixes, and the file and record it is about."""
+
+    __slots__ = _fields = ("code", "message", "severity", "labels", "notes", "help", "data",
+                           "suggestions", "file", "record")
+
+    def __init__(self, code: str, message: str, severity: Severity,
+                 labels: tuple[Label, ...] = (), notes: tuple[str, ...] = (),
+                 help: tuple[str, ...] = (), data: dict[str, Any] | None = None,
+                 suggestions: tuple[Suggestion, ...] = (), file: str | None = None,
+                 record: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.severity = severity
+        self.labels = labels
+        self.notes = notes
+        self.help = help
+        self.data: dict[str, Any] = {} if data is None else data
+        self.suggestions = suggestions
+        self.file = file
+        self.record = record
 
     @property
     def info(self) -> CodeInfo:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from plancheck.interp.values import InputValue, ResultValue, SymbolicValue, UnknownValue
 from plancheck.ir.nodes import MalformedReference, Plan, Reference, Step, Toolset
+from plancheck.records import Record
 
 
 class Executor(Protocol):
@@ -100,25 +100,38 @@ class ExecutionError(RuntimeError):
     """A plan could not be executed with real tools."""
 
 
-@dataclass(slots=True)
-class Event:
-    """Something the interpreter noticed (turned into diagnostics by ``interp.checks``)."""
+class Event(Record):
+    """Something the interpreter noticed (turned into diagnostics by ``interp.checks``);
+    ``kind`` is ``use-before-definition`` or ``unresolved``."""
 
-    kind: str  # "use-before-definition" | "unresolved"
-    step: Step
-    argument: str
-    reference: Reference | MalformedReference
+    __slots__ = _fields = ("kind", "step", "argument", "reference")
+
+    def __init__(self, kind: str, step: Step, argument: str,
+                 reference: Reference | MalformedReference) -> None:
+        self.kind = kind
+        self.step = step
+        self.argument = argument
+        self.reference = reference
 
 
-@dataclass(slots=True)
-class Trace:
-    """The result of running a plan."""
+class Trace(Record):
+    """The result of running a plan: the values by (step number, key); per step executed, the
+    step, its argument values and what it produced; what the interpreter noticed; and who
+    consumed each value."""
 
-    values: dict[tuple[int, str], Any] = field(default_factory=dict)  # (step number, key)
-    # Per step executed: the step, its argument values and what it produced.
-    calls: list[tuple[Step, dict[str, Any], Mapping[str, Any]]] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    consumed: dict[tuple[int, str], list[tuple[Step, str]]] = field(default_factory=dict)
+    __slots__ = _fields = ("values", "calls", "events", "consumed")
+
+    def __init__(
+        self,
+        values: dict[tuple[int, str], Any] | None = None,
+        calls: list[tuple[Step, dict[str, Any], Mapping[str, Any]]] | None = None,
+        events: list[Event] | None = None,
+        consumed: dict[tuple[int, str], list[tuple[Step, str]]] | None = None,
+    ) -> None:
+        self.values = {} if values is None else values
+        self.calls = [] if calls is None else calls
+        self.events = [] if events is None else events
+        self.consumed = {} if consumed is None else consumed
 
 
 def run(plan: Plan, toolset: Toolset | None = None, executor: Executor | None = None) -> Trace:

@@ -9,49 +9,52 @@ makes plan equivalence independent of step numbering.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
+from plancheck.records import FrozenRecord
 
-@dataclass(frozen=True, slots=True)
-class InputValue:
-    """A value the user supplies (a literal in the plan)."""
 
-    value: Any = field(compare=False)
-    type: str | None = field(default=None, compare=False)
-    key: str = field(default="", init=False)
+class InputValue(FrozenRecord):
+    """A value the user supplies (a literal in the plan); equal to another by ``key``."""
 
-    def __post_init__(self) -> None:
+    _fields = ("value", "type")
+    _compared = ("key",)
+    __slots__ = (*_fields, "key")
+
+    def __init__(self, value: Any, type: str | None = None) -> None:
+        self.value = value
+        self.type = type
         # Literals are compared type-exactly, as the reference evaluator does (1, 1.0 and True
         # differ); strings, the common case, skip JSON encoding.
-        value = self.value
-        key = "s:" + value if isinstance(value, str) else "j:" + json.dumps(
+        self.key = "s:" + value if isinstance(value, str) else "j:" + json.dumps(
             value, sort_keys=True, ensure_ascii=False)
-        object.__setattr__(self, "key", key)
 
     def describe(self) -> str:
         return self.key
 
 
-@dataclass(frozen=True, slots=True)
-class ResultValue:
-    """The output ``key`` of calling ``tool`` on ``arguments``.
+class ResultValue(FrozenRecord):
+    """The output ``key`` of calling ``tool`` on ``arguments``; ``type`` and ``step`` (its
+    provenance) are not part of its identity.
 
     Results share their arguments (one result may feed many steps), so the hash is computed
     once, from the children's cached hashes, instead of by walking the whole DAG each time.
     """
 
-    tool: str
-    output: str
-    arguments: tuple[tuple[str, SymbolicValue], ...]
-    type: str | None = field(default=None, compare=False)
-    step: int | None = field(default=None, compare=False)  # provenance, not identity
-    _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _fields = ("tool", "output", "arguments", "type", "step")
+    _compared = ("tool", "output", "arguments")
+    __slots__ = (*_fields, "_hash")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.tool, self.output, self.arguments)))
+    def __init__(self, tool: str, output: str, arguments: tuple[tuple[str, SymbolicValue], ...],
+                 type: str | None = None, step: int | None = None) -> None:
+        self.tool = tool
+        self.output = output
+        self.arguments = arguments
+        self.type = type
+        self.step = step
+        self._hash = hash((tool, output, arguments))
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]  # (Record says unhashable)
         return self._hash
 
     def describe(self) -> str:
@@ -73,12 +76,15 @@ class ResultValue:
         return list(found)
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownValue:
+class UnknownValue(FrozenRecord):
     """What an unresolvable reference evaluates to; it never equals anything, itself included."""
 
-    reason: str = field(compare=False)
-    token: int = 0
+    __slots__ = _fields = ("reason", "token")
+    _compared = ("token",)
+
+    def __init__(self, reason: str, token: int = 0) -> None:
+        self.reason = reason
+        self.token = token
 
     def describe(self) -> str:
         return f"<unknown: {self.reason}>"

@@ -7,12 +7,12 @@ costs a set lookup.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import Enum
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.ir.nodes import Param, Toolset, TypeDecl
+from plancheck.records import FrozenRecord
 
 
 class Compat(Enum):
@@ -24,12 +24,20 @@ class Compat(Enum):
     UNKNOWN = "unknown"  # a type the toolset does not declare: nothing can be said
 
 
-@dataclass(frozen=True, slots=True)
-class TypeLattice:
-    decls: dict[str, TypeDecl]
-    ancestors: dict[str, frozenset[str]]  # reflexive: every type is its own ancestor
-    descendants: dict[str, frozenset[str]]  # reflexive
-    formats: dict[str, frozenset[str]]  # the formats a value of the type (or a subtype) may have
+class TypeLattice(FrozenRecord):
+    """The subtype order of a pool's types: ``ancestors`` and ``descendants`` are reflexive
+    (every type is its own), ``formats`` the formats a value of a type (or a subtype) may
+    have."""
+
+    __slots__ = _fields = ("decls", "ancestors", "descendants", "formats")
+
+    def __init__(self, decls: dict[str, TypeDecl], ancestors: dict[str, frozenset[str]],
+                 descendants: dict[str, frozenset[str]],
+                 formats: dict[str, frozenset[str]]) -> None:
+        self.decls = decls
+        self.ancestors = ancestors
+        self.descendants = descendants
+        self.formats = formats
 
     def is_subtype(self, sub: str, sup: str) -> bool:
         return sup in self.ancestors.get(sub, frozenset())

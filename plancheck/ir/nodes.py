@@ -3,9 +3,10 @@
 Every frontend (JSON plan, raw model completion, JSONL record, workflow DSL) lowers into these
 nodes, and every later phase (name resolution, type checking, symbolic execution, gold
 comparison) reads only these nodes. Nodes carry the span they came from, so a diagnostic raised
-in any phase can point back into the user's file. Plan nodes are never changed after lowering;
-they are not ``frozen`` dataclasses only because a batch scorer builds millions of them and a
-frozen dataclass costs three times as much to construct.
+in any phase can point back into the user's file. Plan nodes are never changed after lowering.
+Nodes are records (:mod:`plancheck.records`): slotted classes with a plain ``__init__``, which
+cost nothing to define at start-up and as little as possible to construct (a batch scorer
+builds millions of them).
 
 A plan that is malformed is still represented: a field that could not be read is ``None`` and
 the lowering phase has already reported why. Later phases skip what is ``None`` instead of
@@ -15,10 +16,10 @@ reporting it again, which is how one defect yields one diagnostic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from plancheck.diagnostics.span import NO_SPAN, Span
+from plancheck.records import FrozenRecord, Record
 
 if TYPE_CHECKING:
     from plancheck.diagnostics.model import Diagnostic
@@ -34,52 +35,67 @@ JSONValue: TypeAlias = (
 # --------------------------------------------------------------------------- plans
 
 
-@dataclass(slots=True)
-class Literal:
+class Literal(Record):
     """A value written directly in the plan (usually a file path)."""
 
-    value: JSONValue
-    span: Span
+    __slots__ = _fields = ("value", "span")
+
+    def __init__(self, value: JSONValue, span: Span) -> None:
+        self.value = value
+        self.span = span
 
 
-@dataclass(slots=True)
-class Reference:
-    """A use of an earlier step's output: ``<GENERATED>-{step}-<{key}>`` in JSON."""
+class Reference(Record):
+    """A use of an earlier step's output: ``<GENERATED>-{step}-<{key}>`` in JSON.
 
-    step: int
-    key: str
-    span: Span
-    raw: str = ""
-    # A path into the output's value (``.name``, ``[0]``), as tool-call syntaxes write it:
-    # ``{{steps.0.output.entities[0].name}}`` is output ``entities``, path ``[0].name``.
-    path: str = ""
+    ``path`` is a path into the output's value (``.name``, ``[0]``), as tool-call syntaxes
+    write it: ``{{steps.0.output.entities[0].name}}`` is output ``entities``, path
+    ``[0].name``.
+    """
+
+    __slots__ = _fields = ("step", "key", "span", "raw", "path")
+
+    def __init__(self, step: int, key: str, span: Span, raw: str = "", path: str = "") -> None:
+        self.step = step
+        self.key = key
+        self.span = span
+        self.raw = raw
+        self.path = path
 
 
-@dataclass(slots=True)
-class MalformedReference:
+class MalformedReference(Record):
     """A value that is meant as a reference but cannot be read as one.
 
     Kept in the IR (rather than turned into a literal) so later phases know the argument is
     bound to *some* earlier result and do not report a second, cascaded error for it.
     """
 
-    raw: str
-    span: Span
-    step: int | None = None
+    __slots__ = _fields = ("raw", "span", "step")
+
+    def __init__(self, raw: str, span: Span, step: int | None = None) -> None:
+        self.raw = raw
+        self.span = span
+        self.step = step
 
 
 Binding: TypeAlias = Literal | Reference | MalformedReference
 
 
-@dataclass(slots=True)
-class Argument:
-    name: str
-    value: Binding
-    span: Span  # the whole argument (JSON: the value of the input member)
-    name_span_: Span | None = None  # the argument's name, when the frontend records it
-    # References written inside a list or object literal, each with the JSON pointer of its
-    # place below the argument's value ("/0/contents"): the literal is checked around them.
-    nested: tuple[tuple[str, Reference], ...] = ()
+class Argument(Record):
+    """An argument of a step: ``span`` is the whole argument (JSON: the value of the input
+    member), ``name_span_`` its name when the frontend records it. ``nested`` holds the
+    references written inside a list or object literal, each with the JSON pointer of its
+    place below the argument's value (``/0/contents``): the literal is checked around them."""
+
+    __slots__ = _fields = ("name", "value", "span", "name_span_", "nested")
+
+    def __init__(self, name: str, value: Binding, span: Span, name_span_: Span | None = None,
+                 nested: tuple[tuple[str, Reference], ...] = ()) -> None:
+        self.name = name
+        self.value = value
+        self.span = span
+        self.name_span_ = name_span_
+        self.nested = nested
 
     def references(self) -> list[Reference]:
         """The argument's reference, or the references nested in its literal value."""
@@ -94,8 +110,7 @@ class Argument:
         return self.span.key() if self.span.pointer is not None else self.span
 
 
-@dataclass(slots=True)
-class Step:
+class Step(Record):
     """One tool call.
 
     ``index`` is the step number the plan declares (``None`` if it could not be read);
@@ -105,22 +120,44 @@ class Step:
 
     The spans of the step's fields are computed on demand from the step's JSON pointer (checking
     a clean plan never needs them); frontends with real positions (the DSL) store them instead.
+
+    ``field_keys`` are the JSON field names actually used, when an alias stood for a
+    canonical field.
     """
 
-    position: int
-    index: int | None
-    tool: str | None
-    args: tuple[Argument, ...]
-    outputs: tuple[str, ...] | None
-    span: Span
-    dependence: tuple[int, ...] | None = None
-    dependence_content: Mapping[int, tuple[str, ...]] | None = None
-    declares_dependence: bool = False
-    extra_fields: tuple[str, ...] = ()
-    inputs_readable: bool = True
-    # JSON field names actually used, when an alias stood for a canonical field.
-    field_keys: Mapping[str, str] | None = None
-    stored_spans: Mapping[str, Span] | None = None
+    __slots__ = _fields = ("position", "index", "tool", "args", "outputs", "span", "dependence",
+                           "dependence_content", "declares_dependence", "extra_fields",
+                           "inputs_readable", "field_keys", "stored_spans")
+
+    def __init__(
+        self,
+        position: int,
+        index: int | None,
+        tool: str | None,
+        args: tuple[Argument, ...],
+        outputs: tuple[str, ...] | None,
+        span: Span,
+        dependence: tuple[int, ...] | None = None,
+        dependence_content: Mapping[int, tuple[str, ...]] | None = None,
+        declares_dependence: bool = False,
+        extra_fields: tuple[str, ...] = (),
+        inputs_readable: bool = True,
+        field_keys: Mapping[str, str] | None = None,
+        stored_spans: Mapping[str, Span] | None = None,
+    ) -> None:
+        self.position = position
+        self.index = index
+        self.tool = tool
+        self.args = args
+        self.outputs = outputs
+        self.span = span
+        self.dependence = dependence
+        self.dependence_content = dependence_content
+        self.declares_dependence = declares_dependence
+        self.extra_fields = extra_fields
+        self.inputs_readable = inputs_readable
+        self.field_keys = field_keys
+        self.stored_spans = stored_spans
 
     def field_span(self, field: str) -> Span:
         """The span of a step field (``agent``, ``step``, ``dependence``, ...)."""
@@ -165,83 +202,100 @@ class Step:
         return any(isinstance(a.value, MalformedReference) for a in self.args)
 
 
-@dataclass(slots=True)
-class Plan:
-    """A whole plan. ``steps`` are in source order."""
+class Plan(Record):
+    """A whole plan. ``steps`` are in source order; ``toolset`` is the toolset a DSL plan
+    names with ``uses``."""
 
-    steps: tuple[Step, ...]
-    span: Span
-    name: str | None = None
-    toolset: str | None = None  # the toolset a DSL plan names with ``uses``
+    # Annotated: subclasses (tool-call and DORA plans) add fields.
+    _fields: ClassVar[tuple[str, ...]] = ("steps", "span", "name", "toolset")
+    __slots__ = _fields
+
+    def __init__(self, steps: tuple[Step, ...], span: Span, name: str | None = None,
+                 toolset: str | None = None) -> None:
+        self.steps = steps
+        self.span = span
+        self.name = name
+        self.toolset = toolset
 
 
 # --------------------------------------------------------------------------- tool pools
 
 
-@dataclass(frozen=True, slots=True)
-class TypeDecl:
-    """A nominal artifact type. ``parents`` are its direct supertypes."""
+class TypeDecl(FrozenRecord):
+    """A nominal artifact type. ``parents`` are its direct supertypes; ``formats`` file
+    extensions, lower-case with the dot; ``name_spans`` where each of ``(*parents,
+    *converts_to)`` is written, when known (a diagnostic about one of them points at that
+    name, not at the whole declaration)."""
 
-    name: str
-    parents: tuple[str, ...]
-    doc: str = ""
-    span: Span = NO_SPAN
-    converts_to: tuple[str, ...] = ()
-    formats: tuple[str, ...] = ()  # file extensions, lower-case with the dot
-    # Where each of ``(*parents, *converts_to)`` is written, when known: a diagnostic about
-    # one of them points at that name, not at the whole declaration.
-    name_spans: tuple[Span, ...] = ()
+    __slots__ = _fields = ("name", "parents", "doc", "span", "converts_to", "formats",
+                           "name_spans")
+
+    def __init__(self, name: str, parents: tuple[str, ...], doc: str = "", span: Span = NO_SPAN,
+                 converts_to: tuple[str, ...] = (), formats: tuple[str, ...] = (),
+                 name_spans: tuple[Span, ...] = ()) -> None:
+        self.name = name
+        self.parents = parents
+        self.doc = doc
+        self.span = span
+        self.converts_to = converts_to
+        self.formats = formats
+        self.name_spans = name_spans
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Param(FrozenRecord):
     """An input or output of a tool.
 
     An output marked ``polymorphic`` (``out key: any T`` in the DSL) may be any subtype of
     ``T``; the consumer decides which, so it is compatible with every subtype of ``T``.
+    ``schema_text`` is the JSON Schema a foreign pool (MCP, OpenAI tools) declares for the
+    parameter, as canonical JSON; literals are then checked against it (see
+    corpus/schema_types.py). ``type_span`` is where the type name is written (``span`` is the
+    declaration).
     """
 
-    name: str
-    type: str
-    required: bool = True
-    doc: str = ""
-    span: Span = NO_SPAN
-    polymorphic: bool = False
-    # The JSON Schema a foreign pool (MCP, OpenAI tools) declares for the parameter, as
-    # canonical JSON; literals are then checked against it (see corpus/schema_types.py).
-    schema_text: str | None = None
-    type_span: Span = NO_SPAN  # where the type name is written (``span`` is the declaration)
+    __slots__ = _fields = ("name", "type", "required", "doc", "span", "polymorphic",
+                           "schema_text", "type_span")
+
+    def __init__(self, name: str, type: str, required: bool = True, doc: str = "",
+                 span: Span = NO_SPAN, polymorphic: bool = False, schema_text: str | None = None,
+                 type_span: Span = NO_SPAN) -> None:
+        self.name = name
+        self.type = type
+        self.required = required
+        self.doc = doc
+        self.span = span
+        self.polymorphic = polymorphic
+        self.schema_text = schema_text
+        self.type_span = type_span
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSignature:
-    name: str
-    inputs: tuple[Param, ...]
-    outputs: tuple[Param, ...]
-    category: str = ""
-    family: str = ""
-    description: str = ""
-    span: Span = NO_SPAN
-    # The pool does not say what the tool returns (an MCP tool without an ``outputSchema``):
-    # any key of its result may be read, as an untyped value.
-    open_outputs: bool = False
+class ToolSignature(FrozenRecord):
+    """A tool. ``open_outputs``: the pool does not say what the tool returns (an MCP tool
+    without an ``outputSchema``), so any key of its result may be read, as an untyped value."""
+
+    _fields = ("name", "inputs", "outputs", "category", "family", "description", "span",
+               "open_outputs")
     # Derived lookups, computed once: checking a plan asks for them many times.
-    input_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    input_name_set: frozenset[str] = field(init=False, repr=False, compare=False)
-    output_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    required_input_names: frozenset[str] = field(init=False, repr=False, compare=False)
-    _inputs_by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
-    _outputs_by_name: dict[str, Param] = field(init=False, repr=False, compare=False)
+    __slots__ = (*_fields, "input_names", "input_name_set", "output_names",
+                 "required_input_names", "_inputs_by_name", "_outputs_by_name")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "input_names", tuple(p.name for p in self.inputs))
-        object.__setattr__(self, "input_name_set", frozenset(self.input_names))
-        object.__setattr__(self, "output_names", tuple(p.name for p in self.outputs))
-        object.__setattr__(
-            self, "required_input_names", frozenset(p.name for p in self.inputs if p.required)
-        )
-        object.__setattr__(self, "_inputs_by_name", {p.name: p for p in self.inputs})
-        object.__setattr__(self, "_outputs_by_name", {p.name: p for p in self.outputs})
+    def __init__(self, name: str, inputs: tuple[Param, ...], outputs: tuple[Param, ...],
+                 category: str = "", family: str = "", description: str = "",
+                 span: Span = NO_SPAN, open_outputs: bool = False) -> None:
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.category = category
+        self.family = family
+        self.description = description
+        self.span = span
+        self.open_outputs = open_outputs
+        self.input_names = tuple(p.name for p in inputs)
+        self.input_name_set = frozenset(self.input_names)
+        self.output_names = tuple(p.name for p in outputs)
+        self.required_input_names = frozenset(p.name for p in inputs if p.required)
+        self._inputs_by_name = {p.name: p for p in inputs}
+        self._outputs_by_name = {p.name: p for p in outputs}
 
     def input(self, name: str) -> Param | None:
         return self._inputs_by_name.get(name)
@@ -250,42 +304,66 @@ class ToolSignature:
         return self._outputs_by_name.get(name)
 
 
-@dataclass(frozen=True, slots=True)
-class Flow:
+class Flow(FrozenRecord):
     """A declared tool-to-tool data flow (the workflow graph, collapsed to tool pairs)."""
 
-    source: str
-    target: str
-    span: Span = NO_SPAN
+    __slots__ = _fields = ("source", "target", "span")
+
+    def __init__(self, source: str, target: str, span: Span = NO_SPAN) -> None:
+        self.source = source
+        self.target = target
+        self.span = span
 
 
-@dataclass(frozen=True, slots=True)
-class Family:
-    name: str
-    doc: str = ""
-    span: Span = NO_SPAN
+class Family(FrozenRecord):
+    """A family of look-alike tools."""
+
+    __slots__ = _fields = ("name", "doc", "span")
+
+    def __init__(self, name: str, doc: str = "", span: Span = NO_SPAN) -> None:
+        self.name = name
+        self.doc = doc
+        self.span = span
 
 
-@dataclass(slots=True)
-class Toolset:
-    """A pool of typed tools, the types they use and the flows declared between them."""
+class Toolset(Record):
+    """A pool of typed tools, the types they use and the flows declared between them.
 
-    name: str
-    types: dict[str, TypeDecl] = field(default_factory=dict)
-    tools: dict[str, ToolSignature] = field(default_factory=dict)
-    flows: set[tuple[str, str]] = field(default_factory=set)
-    flow_decls: list[Flow] = field(default_factory=list)
-    families: dict[str, Family] = field(default_factory=dict)
-    max_predecessors: int | None = None
-    aliases: dict[str, str] = field(default_factory=dict)
-    span: Span = NO_SPAN
-    description: str = ""
-    # The outputs are fields of one JSON response (API-style pools: MCP, OpenAI, Seal-Tools),
-    # not separate results: leaving some unread is normal, so PC502 is not reported.
-    outputs_are_fields: bool = False
-    _compiled: tuple[TypeLattice, list[Diagnostic]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    ``outputs_are_fields``: the outputs are fields of one JSON response (API-style pools: MCP,
+    OpenAI, Seal-Tools), not separate results; leaving some unread is normal, so PC502 is not
+    reported.
+    """
+
+    _fields = ("name", "types", "tools", "flows", "flow_decls", "families", "max_predecessors",
+               "aliases", "span", "description", "outputs_are_fields")
+    __slots__ = (*_fields, "_compiled")
+
+    def __init__(
+        self,
+        name: str,
+        types: dict[str, TypeDecl] | None = None,
+        tools: dict[str, ToolSignature] | None = None,
+        flows: set[tuple[str, str]] | None = None,
+        flow_decls: list[Flow] | None = None,
+        families: dict[str, Family] | None = None,
+        max_predecessors: int | None = None,
+        aliases: dict[str, str] | None = None,
+        span: Span = NO_SPAN,
+        description: str = "",
+        outputs_are_fields: bool = False,
+    ) -> None:
+        self.name = name
+        self.types = {} if types is None else types
+        self.tools = {} if tools is None else tools
+        self.flows = set() if flows is None else flows
+        self.flow_decls = [] if flow_decls is None else flow_decls
+        self.families = {} if families is None else families
+        self.max_predecessors = max_predecessors
+        self.aliases = {} if aliases is None else aliases
+        self.span = span
+        self.description = description
+        self.outputs_are_fields = outputs_are_fields
+        self._compiled: tuple[TypeLattice, list[Diagnostic]] | None = None
 
     def tool(self, name: str) -> ToolSignature | None:
         return self.tools.get(name)
@@ -313,9 +391,9 @@ class Toolset:
         return [*self._compile()[1], *declaration_problems(self)]
 
     def __getstate__(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in self.__slots__ if name != "_compiled"}
+        return {name: getattr(self, name) for name in self._fields}
 
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
-            object.__setattr__(self, name, value)
+            setattr(self, name, value)
         self._compiled = None

@@ -29,11 +29,10 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
-from plancheck.diagnostics.span import escape_pointer
+from plancheck.diagnostics.span import NO_SPAN, Span, escape_pointer
 from plancheck.ir.nodes import Literal, Param, Step, ToolSignature, TypeDecl
 
 TYPE_KEYWORD = "x-plancheck-type"
@@ -72,12 +71,17 @@ _ANNOTATIONS = frozenset({"description", "title", "examples", "$comment",
                           "deprecated", "readOnly", "writeOnly"})
 
 
-@dataclass(frozen=True, slots=True)
 class SchemaParam(Param):
     """A parameter declared with a JSON Schema. ``schema_text`` is the schema (without its
     description and plancheck keywords) as canonical JSON: a string keeps the node hashable."""
 
-    schema_text: str = "{}"
+    __slots__ = ()
+    schema_text: str
+
+    def __init__(self, name: str, type: str, required: bool = True, doc: str = "",
+                 span: Span = NO_SPAN, polymorphic: bool = False, schema_text: str = "{}",
+                 type_span: Span = NO_SPAN) -> None:
+        super().__init__(name, type, required, doc, span, polymorphic, schema_text, type_span)
 
     @property
     def schema(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ member resolves that conflict. A solver that runs out of time yields ``PC405``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import z3
@@ -37,6 +37,7 @@ from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.diagnostics.span import Span
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import MalformedReference, Plan, Reference, Step, Toolset
+from plancheck.records import replace
 from plancheck.smt.repair import (
     DEFAULT_TIMEOUT_MS,
     Deadline,

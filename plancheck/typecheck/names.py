@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from plancheck.diagnostics.findings import Findings
@@ -36,13 +35,22 @@ from plancheck.ir.output_paths import output_at
 from plancheck.ir.references import format_reference
 
 
-@dataclass(frozen=True, slots=True)
+# The classes of this module are plain classes (compiled to native classes by mypyc), not
+# dataclasses: see plancheck.records for why start-up avoids dataclasses. Both are compared by
+# identity only.
 class ResolvedReference:
-    consumer: Step
-    argument: Argument
-    reference: Reference
-    producer: Step
-    output: Param | None  # None when the producer's tool is unknown
+    """A reference resolved to the step that produces it (``output`` is ``None`` when the
+    producer's tool is unknown)."""
+
+    __slots__ = ("argument", "consumer", "output", "producer", "reference")
+
+    def __init__(self, consumer: Step, argument: Argument, reference: Reference, producer: Step,
+                 output: Param | None) -> None:
+        self.consumer = consumer
+        self.argument = argument
+        self.reference = reference
+        self.producer = producer
+        self.output = output
 
 
 class PlanFacts:
@@ -120,20 +128,26 @@ class PlanFacts:
         return None
 
 
-@dataclass(slots=True)
 class Resolution:
-    plan: Plan
-    tools: dict[int, ToolSignature] = field(default_factory=dict)  # by step position
-    references: list[ResolvedReference] = field(default_factory=list)
-    # Per consumer position: the step numbers its arguments reference (also through
-    # references whose key is wrong or that are malformed but name a step).
-    referenced_steps: dict[int, set[int]] = field(default_factory=dict)
-    # Consumers whose references could not all be resolved to an earlier step.
-    broken: set[int] = field(default_factory=set)
-    # Consumers with a reference whose output key could not be resolved.
-    unkeyed: set[int] = field(default_factory=set)
-    # The facts the phases work from (built from ``plan`` when not given).
-    facts: PlanFacts | None = None
+    """The references of a plan resolved: the tools by step position; the resolved
+    references; per consumer position, the step numbers its arguments reference (also through
+    references whose key is wrong or that are malformed but name a step); the consumers whose
+    references could not all be resolved to an earlier step (``broken``) or have a reference
+    whose output key could not be (``unkeyed``); the facts the phases work from (built from
+    ``plan`` when not given)."""
+
+    __slots__ = ("broken", "facts", "plan", "referenced_steps", "references", "tools",
+                 "unkeyed")
+
+    def __init__(self, plan: Plan, tools: dict[int, ToolSignature] | None = None, *,
+                 facts: PlanFacts | None = None) -> None:
+        self.plan = plan
+        self.tools: dict[int, ToolSignature] = {} if tools is None else tools
+        self.references: list[ResolvedReference] = []
+        self.referenced_steps: dict[int, set[int]] = {}
+        self.broken: set[int] = set()
+        self.unkeyed: set[int] = set()
+        self.facts = facts
 
     def producer_of(self, consumer: Step, argument: Argument) -> ResolvedReference | None:
         for resolved in self.references:

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from plancheck.compiler.lowering import lower_plan
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, equivalent, trace_form
 from plancheck.interp.engine import run
+from plancheck.records import replace
 from plancheck.scoring.batch import (
     PER_ITEM_FIELDS,
     ItemScorer,

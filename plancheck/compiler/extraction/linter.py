@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from plancheck.compiler.extraction.brackets import collapse_doubled_braces
@@ -21,6 +20,7 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import INVALID, loads_or_invalid
 from plancheck.ir.schema import WRAPPER_KEYS
+from plancheck.records import Record
 
 MARKER_RE = re.compile(r"the\s+structured\s+task\s+plan\s+is\s*:", re.IGNORECASE)
 FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n(.*?)```", re.DOTALL)
@@ -29,16 +29,20 @@ _MAX_CANDIDATES = 400
 _FULL_PLAN = 4  # the score of an array whose every element is a step object
 
 
-@dataclass(slots=True)
-class Extraction:
-    """What was found: a JSON value and where it came from."""
+class Extraction(Record):
+    """What was found: a JSON value, the region of the text it was read from, and whether
+    that region is exactly the JSON text that was parsed (``verbatim``)."""
 
-    value: Any = None
-    found: bool = False
-    start: int = 0  # region of the text the value was read from
-    end: int = 0
-    verbatim: bool = True  # the region is exactly the JSON text that was parsed
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    __slots__ = _fields = ("value", "found", "start", "end", "verbatim", "diagnostics")
+
+    def __init__(self, value: Any = None, found: bool = False, start: int = 0, end: int = 0,
+                 verbatim: bool = True, diagnostics: list[Diagnostic] | None = None) -> None:
+        self.value = value
+        self.found = found
+        self.start = start
+        self.end = end
+        self.verbatim = verbatim
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
 
 
 def _region_span(file: str, start: int, end: int) -> Span:
