@@ -61,9 +61,8 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
         from plancheck.scoring.dora_run import results_table
 
         sys.stdout.write(results_table(results.summary))
-    for where in run.malformed[:5]:
-        print(f"plancheck: error[PC100]: {where}: the line is not a JSON object; skipped",
-              file=sys.stderr)
+    for problem in run.malformed[:5]:
+        print(f"plancheck: error[PC100]: {problem}; skipped", file=sys.stderr)
     if run.unmatched:
         print(f"plancheck: {len(run.unmatched)} record(s) answer no gold task and were not "
               "scored", file=sys.stderr)

@@ -113,7 +113,7 @@ def load_gold(paths: Sequence[str]) -> tuple[dict[str, list[Any]], list[Path]]:
 class Run:
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     failures: dict[str, set[tuple[Any, int]]] = field(default_factory=dict)
-    malformed: list[str] = field(default_factory=list)  # where
+    malformed: list[str] = field(default_factory=list)  # "file:line: why"
     unmatched: list[str] = field(default_factory=list)  # question ids
     roots: list[Path] = field(default_factory=list)
 
@@ -144,19 +144,26 @@ def load_run(paths: Sequence[str], gold: Mapping[str, Sequence[Any]]) -> Run:
 def _read_records(file: Path, dim: str | None, keys: Mapping[str, set[tuple[Any, int]]],
                   run: Run) -> None:
     try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
+        data = file.read_bytes()
+    except OSError as error:
         raise DoraRunError(f"cannot read {file}: {_why(error)}") from None
+    # A line that is not UTF-8 is one bad record, not a reason to drop the run (DORA's
+    # evaluator stops at it): undecodable bytes become lone surrogates, found per line below.
+    text = data.decode("utf-8-sig", errors="surrogateescape")
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
+            continue
+        where = f"{file}:{number}"
+        if not line.isascii() and not _is_utf8(line):
+            run.malformed.append(f"{where}: the line is not UTF-8")
             continue
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
-            run.malformed.append(f"{file}:{number}")
+            run.malformed.append(f"{where}: the line is not JSON")
             continue
         if not isinstance(record, dict):
-            run.malformed.append(f"{file}:{number}")
+            run.malformed.append(f"{where}: the line is not a JSON object")
             continue
         if not isinstance(record.get("question_id", ""), str) or \
                 not isinstance(record.get("sample_id", ""), (str, int, type(None))):
@@ -171,6 +178,15 @@ def _read_records(file: Path, dim: str | None, keys: Mapping[str, set[tuple[Any,
             run.failures.setdefault(target, set()).add(record_task(record))
             record = {**record, "predicted_answer": None, "final_answer": None}
         run.records.setdefault(target, []).append(record)
+
+
+def _is_utf8(line: str) -> bool:
+    """Whether ``line`` (decoded with ``surrogateescape``) was valid UTF-8."""
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _dimension(record: Mapping[str, Any], keys: Mapping[str, set[tuple[Any, int]]]

@@ -377,6 +377,24 @@ def test_scoring_survives_bad_answers(tmp_path: Path,
     assert "plancheck: warning: polygon_iou: cannot locate gold polygon file" in out.err
 
 
+def test_a_line_that_is_not_utf8_is_one_bad_record(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = tmp_path / "t1_perception_and_assessment.json"
+    tasks.write_text(json.dumps([{"sample_id": "s", "tasks": [task(), task()]}]),
+                     encoding="utf-8")
+    run = tmp_path / "benchmark.jsonl"
+    good = {"question_id": "s_task0", "sample_id": "s", "error": None, "trajectory": [],
+            "predicted_answer": {"flooded_area_m2": 120.5}}
+    run.write_bytes(json.dumps(good).encode() + b'\n{"question_id": "s_task1", "x": "caf\xe9"}\n')
+    code = main(["score", "--gold", str(tasks), str(run), "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 1  # reported, and the rest of the run scored
+    summary = json.loads(out.out)
+    assert summary["malformed_records"] == 1
+    assert f"error[PC100]: {run}:2: the line is not UTF-8; skipped" in out.err
+    assert "Traceback" not in out.err
+
+
 def test_unreadable_gold_is_a_usage_error(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "t1.json"
