@@ -20,9 +20,10 @@ from plancheck.fast_json import INVALID, loads_or_invalid
 #   content is opaque;
 # * a single-quoted string goes through the slow string scanner, which only reacts to quotes,
 #   backslashes, ``, : { } [ ] ( )``, backticks and typographic quotes - so its content must
-#   avoid those (and must not be empty, which has special handling); the closing quote's
-#   look-ahead can be fooled by an apostrophe inside a double-quoted string, so the two kinds
-#   of string may not both contain the other's quote;
+#   avoid those (and must not be empty, which has special handling); a single-quoted string
+#   may not contain a double quote, and the closing quote's look-ahead can be fooled by an
+#   apostrophe inside a double-quoted string (see _FOOLING_APOSTROPHE below), so such an
+#   apostrophe must not be followed by ``,`` or ``}`` after non-alphanumerics;
 # * a bare key is read up to the ``:`` (it must start with a letter, since leading ``_`` or
 #   digits are skipped as junk, and be followed by the ``:`` directly); any other bare word
 #   outside strings must be a constant;
@@ -96,6 +97,40 @@ def _has_empty_item_not_closed(text: str) -> bool:
 _APOSTROPHE_IN_DOUBLE_QUOTES: Final = re.compile(r'"[^"]*\'[^"]*"')
 
 
+# An apostrophe that may fool json-repair's look-ahead, searched for inside a double-quoted
+# string: one followed, after nothing but non-alphanumerics (whitespace among them), by a
+# comma or a closing brace. Why nothing else can: json-repair reads a single-quoted string
+# of the class with its slow scanner, which checks each ``'`` it meets for being the closing
+# one (_handle_right_delimiter_candidate). Its content holds none of the characters the
+# scanner reacts to, so the first ``'`` met is the closing quote, and after it comes (after
+# whitespace) ``:`` (a key), ``,``, ``}``, ``]`` or the end of the text. The check scans on
+# from the quote up to the next ``'`` but stops at ``,`` and ``]`` (the plan's array is
+# always in the context stack), at ``:`` after a key (the object-key context is current)
+# and at ``}`` after an object value; the closing quote is then accepted, except in one
+# case: after an object value followed by ``,`` it looks for the *first* ``'`` anywhere
+# after that comma and, if that quote is followed (after whitespace) by ``,`` or ``}``,
+# takes the closing quote for a stray one and reads on. The first ``'`` after the comma is
+# either the opening quote of a single-quoted string - whose non-empty content holds no
+# ``,`` or ``}`` (whitespace content leads to its closing quote), so the look-ahead is not
+# fooled - or an apostrophe inside a double-quoted string (double-quoted strings take the
+# "simple quoted string" fast path and are otherwise opaque; no backslashes escape
+# anything). Whitespace ends within the string (its closing ``"`` is no whitespace), so a
+# fooling apostrophe has the ``,`` or ``}`` in its own string, which this pattern finds.
+_FOOLING_APOSTROPHE: Final = re.compile(r"'[^A-Za-z0-9\"]*[,}]")
+
+
+def _has_fooling_apostrophe(candidate: str) -> bool:
+    """Whether a double-quoted string of ``candidate`` (which has no backslashes) holds an
+    apostrophe that could fool json-repair's closing-quote look-ahead (see above)."""
+    if _APOSTROPHE_IN_DOUBLE_QUOTES.search(candidate) is None:
+        return False  # (a cheap first look: no double-quoted string holds an apostrophe)
+    return any(
+        _FOOLING_APOSTROPHE.search(string.group()) is not None
+        for string in _DOUBLE_QUOTED.finditer(candidate)
+        if "'" in string.group()
+    )
+
+
 class Unsupported(Exception):
     """The text is outside the emulated class; ask json-repair itself."""
 
@@ -120,7 +155,7 @@ def mend_lenient_json(candidate: str) -> Any:
             # repeated-key check, which the cut-off text would meet first all the same).
             return _loads_without_repeats(closed or text)
         text, had_single_quotes = strictify(candidate)
-        if had_single_quotes and _APOSTROPHE_IN_DOUBLE_QUOTES.search(candidate):
+        if had_single_quotes and _has_fooling_apostrophe(candidate):
             return NO_ANSWER  # the closing-quote look-ahead could stop inside that string
         if _has_empty_item_not_closed(text):
             return NO_ANSWER
