@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -161,3 +162,118 @@ def test_single_quote_style_texts_with_apostrophes_read_as_json_repair() -> None
     ]
     assert len(texts) >= 10
     assert all(_check(text) for text in texts)
+
+
+# --------------------------------------------------------------------------------------------
+# The rewrite's shortcuts equal the rewrite token by token
+# --------------------------------------------------------------------------------------------
+
+# The lenient rewrite's tokens as first written (plain quantifiers), the specification of
+# strictify: each token rewritten on its own.
+_TOKENS_AS_FIRST_WRITTEN = re.compile(
+    r"""
+      (?P<plain>(?:
+          "[^"\\\x00-\x1f]*"
+        | [ \t\n\r\[\]{}:]
+        | ,(?![ \t\n\r]*[\]}])
+        | -?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?
+      )+)
+    | (?P<single>'[^'"\\\x00-\x1f,:{}\[\]()`\#\u201c\u201d\u201e\u2018\u2019]+')
+    | (?P<key>[A-Za-z][A-Za-z0-9_]*+)(?=:)
+    | (?P<constant>(?i:true|false|null|none))(?=[ \t\n\r,\]}]|\Z)
+    | (?P<trailing>,)
+    | (?P<other>[A-Za-z0-9_]++|.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def _strictify_token_by_token(text: str) -> tuple[str, bool] | None:
+    pieces, single_quotes = [], False
+    for plain, single, key, constant, trailing, _ in _TOKENS_AS_FIRST_WRITTEN.findall(text):
+        if plain:
+            pieces.append(plain)
+        elif single:
+            single_quotes = True
+            pieces.append('"' + single[1:-1] + '"')
+        elif key:
+            pieces.append('"' + key + '"')
+        elif constant:
+            pieces.append({"none": "null"}.get(constant.lower(), constant.lower()))
+        elif not trailing:
+            return None
+    return "".join(pieces), single_quotes
+
+
+def _strictify_or_none(text: str) -> tuple[str, bool] | None:
+    try:
+        return lenient_json.strictify(text)
+    except lenient_json.Unsupported:
+        return None
+
+
+_LENIENT_ALPHABET = "ab'\" ,:{}[]()#`1-.eE\\\t\nNnoeTru\u2019"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text(alphabet=_LENIENT_ALPHABET, max_size=30))
+def test_strictify_is_the_rewrite_token_by_token_on_any_text(text: str) -> None:
+    assert _strictify_or_none(text) == _strictify_token_by_token(text)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=st.lists(_values, max_size=3), seed=st.integers(0, 2**32 - 1))
+def test_strictify_is_the_rewrite_token_by_token_on_lenient_plans(
+    value: list[Any], seed: int
+) -> None:
+    text = _render(value, random.Random(seed))
+    assert _strictify_or_none(text) == _strictify_token_by_token(text)
+
+
+def _read_or_error(text: str) -> Any:
+    try:
+        return lenient_json._read_json_but_commas_before_closers(text)
+    except lenient_json.Unsupported:
+        return "repeated key"
+    except RecursionError:
+        return "too deep"
+
+
+def _expected_read(text: str) -> Any:
+    shortcut = lenient_json.json_but_commas_before_closers(text)
+    if shortcut is None:
+        return None
+    try:
+        return shortcut[0], lenient_json._loads_without_repeats(shortcut[1] or shortcut[0])
+    except lenient_json.Unsupported:
+        return "repeated key"
+    except RecursionError:
+        return "too deep"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text(alphabet='[]{}",: ab1tfn\n', max_size=30).map(lambda t: "[" + t))
+def test_reading_commas_before_closers_is_the_shortcut_then_the_parse(text: str) -> None:
+    assert _read_or_error(text) == _expected_read(text)
+
+
+def test_reading_commas_before_closers_on_cut_off_plans() -> None:
+    rng = random.Random(5)
+    cut_off = 0
+    for _ in range(1500):
+        steps = [{"agent": rng.choice("AB"), "step": n, "dependence": [n - 1],
+                  "inputs": {"k": rng.choice(["x", "[y]", "a,]"])}, "outputs": ["o"]}
+                 for n in range(rng.randint(1, 3))]
+        if rng.random() < 0.2:
+            steps[0]["step"] = {"step": 1, "a": [], "step ": 2}
+        text = json.dumps(steps, indent=rng.choice([None, 2]))
+        text = re.sub(r"([\]}])", lambda m: ("," if rng.random() < 0.3 else "") + m.group(1),
+                      text)
+        end = text.rfind("]", 0, len(text) - rng.randint(1, 40))
+        if end > 0 and rng.random() < 0.7:
+            text = text[: end + 1]
+            cut_off += 1
+        if rng.random() < 0.1:
+            text = text.replace('"a"', '"agent"')  # a repeated key
+        assert _read_or_error(text) == _expected_read(text), text
+    assert cut_off > 800

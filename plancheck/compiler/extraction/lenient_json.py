@@ -42,21 +42,40 @@ from plancheck.fast_json import INVALID, loads_or_invalid
 # commas dropped and missing closers appended. tests/scoring/test_parity.py checks it against
 # json-repair on random damaged plans.
 
+# (The quantifiers are possessive where giving characters back could never help a match, as
+# nothing follows them that could fail: the tokens found are those of the plain quantifiers,
+# found with less bookkeeping.)
 _LENIENT_PIECE: Final = re.compile(
     r"""
       (?P<plain>(?:                      # a run of tokens that stay as they are:
-          "[^"\\\x00-\x1f]*"             #   double-quoted strings without escapes
-        | [ \t\n\r\[\]{}:]              #   whitespace, brackets, colons
-        | ,(?![ \t\n\r]*[\]}])            #   commas not before a closer
-        | -?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?   # numbers
-      )+)
-    | (?P<single>'[^'"\\\x00-\x1f,:{}\[\]()`\#\u201c\u201d\u201e\u2018\u2019]+')
+          "[^"\\\x00-\x1f]*+"           #   double-quoted strings without escapes
+        | [ \t\n\r\[\]{}:]++              #   whitespace, brackets, colons
+        | ,(?![ \t\n\r]*+[\]}])           #   commas not before a closer
+        | -?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+   # numbers
+      )++)
+    | (?P<single>'[^'"\\\x00-\x1f,:{}\[\]()`\#\u201c\u201d\u201e\u2018\u2019]++')
     | (?P<key>[A-Za-z][A-Za-z0-9_]*+)(?=:)                        # a bare key
     | (?P<constant>(?i:true|false|null|none))(?=[ \t\n\r,\]}]|\Z)  # a constant, delimited
     | (?P<trailing>,)
     | (?P<other>[A-Za-z0-9_]++|.)      # anything else, including any other bare word
     """,
     re.VERBOSE | re.DOTALL,
+)
+
+
+# Texts whose quotes all delimit strings of the class, the double-quoted ones holding no
+# apostrophe: scanned left to right, every quote opens a string that ends at the next quote of
+# its kind, a double-quoted string holds no ``'``, backslash or control character, and a
+# single-quoted one is a ``single`` token of _LENIENT_PIECE. (See strictify.)
+_QUOTES_OF_THE_CLASS: Final = re.compile(
+    r"""
+    (?:
+        [^"']++
+      | "[^"'\\\x00-\x1f]*+"
+      | '[^'"\\\x00-\x1f,:{}\[\]()`\#\u201c\u201d\u201e\u2018\u2019]++'
+    )*+
+    """,
+    re.VERBOSE,
 )
 
 
@@ -146,14 +165,10 @@ def mend_lenient_json(candidate: str) -> Any:
     ):
         return NO_ANSWER
     try:
-        shortcut = json_but_commas_before_closers(candidate)
+        shortcut = _read_json_but_commas_before_closers(candidate)
         if shortcut is not None:
-            text, closed = shortcut
-            if _has_empty_item_not_closed(text):
-                return NO_ANSWER
-            # Whether the text parses as it stands is known: parse what does (with the
-            # repeated-key check, which the cut-off text would meet first all the same).
-            return _loads_without_repeats(closed or text)
+            text, value = shortcut
+            return NO_ANSWER if _has_empty_item_not_closed(text) else value
         text, had_single_quotes = strictify(candidate)
         if had_single_quotes and _has_fooling_apostrophe(candidate):
             return NO_ANSWER  # the closing-quote look-ahead could stop inside that string
@@ -187,17 +202,9 @@ def json_but_commas_before_closers(candidate: str) -> tuple[str, str | None] | N
     only delimit strings), where strictify drops exactly the commas before a closer.
     NaN and Infinity, which json.loads reads, are bare words to strictify: such texts are
     left to it."""
-    if "'" in candidate or "NaN" in candidate or "Infinity" in candidate:
+    text = _without_commas_before_closers(candidate)
+    if text is None:
         return None
-    pieces = []
-    start = 0
-    for comma in _COMMA_BEFORE_CLOSER.finditer(candidate):
-        position = comma.start()
-        if candidate.count('"', 0, position) % 2:
-            return None  # inside a string, if the text is JSON at all
-        pieces.append(candidate[start:position])
-        start = position + 1
-    text = "".join(pieces) + candidate[start:] if pieces else candidate
     if loads_or_invalid(text) is not INVALID:
         return text, None
     if _BARE_WORD.search(text):
@@ -208,6 +215,51 @@ def json_but_commas_before_closers(candidate: str) -> tuple[str, str | None] | N
     if closed is None or loads_or_invalid(closed) is INVALID:
         return None
     return text, closed
+
+
+def _without_commas_before_closers(candidate: str) -> str | None:
+    """The candidate without its commas before closers, for json_but_commas_before_closers
+    to try; None when it is no such text (single quotes, NaN, a comma inside a string)."""
+    if "'" in candidate or "NaN" in candidate or "Infinity" in candidate:
+        return None
+    pieces = []
+    start = 0
+    for comma in _COMMA_BEFORE_CLOSER.finditer(candidate):
+        position = comma.start()
+        if candidate.count('"', 0, position) % 2:
+            return None  # inside a string, if the text is JSON at all
+        pieces.append(candidate[start:position])
+        start = position + 1
+    return "".join(pieces) + candidate[start:] if pieces else candidate
+
+
+def _read_json_but_commas_before_closers(candidate: str) -> tuple[str, Any] | None:
+    """What :func:`mend_lenient_json` reads through :func:`json_but_commas_before_closers`:
+    its text and the value ``_loads_without_repeats`` reads from that text or, if it needs
+    closing, from the closed text (raising ``Unsupported`` on a repeated key, as it would
+    there); None where that function gives None. A closed text is parsed once, by the parse
+    that gives the value (``json.loads`` fails where ``loads_or_invalid`` gives INVALID),
+    rather than once to see whether it parses and again for the value. (``Unsupported``,
+    which is no ValueError, goes up to the caller, as does a RecursionError of json.loads on
+    a text msgspec reads, which the caller also takes for "outside the class", as it did when
+    json_but_commas_before_closers handed it that text.)"""
+    text = _without_commas_before_closers(candidate)
+    if text is None:
+        return None
+    # (json.loads is slow to fail - its error computes a line and column in Python - so the
+    # text is first tried by msgspec; a closed text is mostly JSON, and parsed at once.)
+    if loads_or_invalid(text) is not INVALID:
+        return text, _loads_without_repeats(text)
+    if _BARE_WORD.search(text):
+        return None
+    closed = _close_cut_off_text(text)
+    if closed is None:
+        return None
+    try:
+        return text, _loads_without_repeats(closed)
+    except (ValueError, RecursionError):  # (where loads_or_invalid gives INVALID)
+        pass
+    return None
 
 
 # A word where JSON outside strings has a value or a key, other than true, false or null:
@@ -237,6 +289,18 @@ def strictify(text: str) -> tuple[str, bool]:
     """Rewrite lenient JSON as strict JSON (single quotes, bare keys, constants, trailing
     commas); raises ``Unsupported`` outside the class."""
     single_quotes = False
+    if "'" in text and _QUOTES_OF_THE_CLASS.fullmatch(text) is not None:
+        # Every quote of the text delimits a string of the class and no double-quoted string
+        # holds an apostrophe, so the single quotes are exactly the delimiters of the
+        # ``single`` tokens: turned double, each such token becomes a plain double-quoted
+        # string (its content has no ``"``, backslash or control character), which is what
+        # the rewrite makes of it, and no other token changes - a token next to a quote only
+        # looks ahead for whitespace, ``,``, ``:`` or closers, never for a quote. So the
+        # rewrite of the text with its single quotes turned double is the rewrite of the
+        # text, found with a token for a whole run of strings and punctuation rather than
+        # four per object member.
+        text = text.replace("'", '"')
+        single_quotes = True
     pieces = []
     # findall hands back every token's groups at C speed; only the few kinds of token that
     # change need Python.
