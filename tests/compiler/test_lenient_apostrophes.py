@@ -277,3 +277,44 @@ def test_reading_commas_before_closers_on_cut_off_plans() -> None:
             text = text.replace('"a"', '"agent"')  # a repeated key
         assert _read_or_error(text) == _expected_read(text), text
     assert cut_off > 800
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=st.text(alphabet="[]{}\"',: ab1Nn\n", max_size=30).map(lambda t: "[" + t))
+def test_knowing_the_text_is_not_json_changes_no_reading(text: str) -> None:
+    try:
+        json.loads(text)
+    except ValueError:
+        pass
+    else:
+        return
+    plain = lenient_json.mend_lenient_json(text)
+    told = lenient_json.mend_lenient_json(text, not_json=True)
+    assert json.dumps(plain) == json.dumps(told) if plain is not NO_ANSWER else told is NO_ANSWER
+
+
+def _closed_as_first_written(text: str) -> str | None:
+    """_close_cut_off_text with the strings taken out by a regular expression."""
+    if not text.rstrip().endswith("]"):
+        return None
+    expected: list[str] = []
+    for char in re.sub(r'"[^"]*"', "", text):
+        if char in "[{":
+            expected.append("]" if char == "[" else "}")
+        elif char in "]}" and (not expected or expected.pop() != char):
+            return None
+    return text + "".join(reversed(expected)) if expected else None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.text(alphabet='[]{}",: a1\u00e9', max_size=30))
+def test_closing_a_cut_off_text(text: str) -> None:
+    closed = lenient_json._close_cut_off_text(text)
+    expected = _closed_as_first_written(text)
+    if text.count('"') % 2:  # (an unpaired quote: no closing makes the text JSON)
+        assert closed is None
+        if expected is not None:
+            with pytest.raises(json.JSONDecodeError):
+                json.loads(expected)
+    else:
+        assert closed == expected

@@ -154,9 +154,10 @@ class Unsupported(Exception):
     """The text is outside the emulated class; ask json-repair itself."""
 
 
-def mend_lenient_json(candidate: str) -> Any:
+def mend_lenient_json(candidate: str, not_json: bool = False) -> Any:
     """``json.loads(repair_json(candidate))`` for the "lenient JSON" class described above, or
-    ``NO_ANSWER`` when ``candidate`` is outside it."""
+    ``NO_ANSWER`` when ``candidate`` is outside it. ``not_json``: the caller knows that
+    ``json.loads(candidate)`` fails (which spares parsing it again)."""
     if (
         not candidate.startswith("[")
         or "\\" in candidate
@@ -165,7 +166,7 @@ def mend_lenient_json(candidate: str) -> Any:
     ):
         return NO_ANSWER
     try:
-        shortcut = _read_json_but_commas_before_closers(candidate)
+        shortcut = _read_json_but_commas_before_closers(candidate, not_json)
         if shortcut is not None:
             text, value = shortcut
             return NO_ANSWER if _has_empty_item_not_closed(text) else value
@@ -233,7 +234,9 @@ def _without_commas_before_closers(candidate: str) -> str | None:
     return "".join(pieces) + candidate[start:] if pieces else candidate
 
 
-def _read_json_but_commas_before_closers(candidate: str) -> tuple[str, Any] | None:
+def _read_json_but_commas_before_closers(
+    candidate: str, not_json: bool = False
+) -> tuple[str, Any] | None:
     """What :func:`mend_lenient_json` reads through :func:`json_but_commas_before_closers`:
     its text and the value ``_loads_without_repeats`` reads from that text or, if it needs
     closing, from the closed text (raising ``Unsupported`` on a repeated key, as it would
@@ -242,13 +245,14 @@ def _read_json_but_commas_before_closers(candidate: str) -> tuple[str, Any] | No
     rather than once to see whether it parses and again for the value. (``Unsupported``,
     which is no ValueError, goes up to the caller, as does a RecursionError of json.loads on
     a text msgspec reads, which the caller also takes for "outside the class", as it did when
-    json_but_commas_before_closers handed it that text.)"""
+    json_but_commas_before_closers handed it that text.) ``not_json``: ``candidate`` is
+    known not to parse, so neither does the text when it is the candidate itself."""
     text = _without_commas_before_closers(candidate)
     if text is None:
         return None
     # (json.loads is slow to fail - its error computes a line and column in Python - so the
     # text is first tried by msgspec; a closed text is mostly JSON, and parsed at once.)
-    if loads_or_invalid(text) is not INVALID:
+    if not (not_json and text is candidate) and loads_or_invalid(text) is not INVALID:
         return text, _loads_without_repeats(text)
     if _BARE_WORD.search(text):
         return None
@@ -264,7 +268,7 @@ def _read_json_but_commas_before_closers(candidate: str) -> tuple[str, Any] | No
 
 # A word where JSON outside strings has a value or a key, other than true, false or null:
 # a bare key or a Python constant (None, True, False), which no cut-off JSON holds.
-_BARE_WORD: Final = re.compile(r"[{\[,:][ \t\n\r]*[A-Za-eg-mo-su-z_]")
+_BARE_WORD: Final = re.compile(r"[{\[,:][ \t\n\r]*+[A-Za-eg-mo-su-z_]")
 
 
 def object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -333,9 +337,14 @@ def _close_cut_off_text(text: str) -> str | None:
     if not text.rstrip().endswith("]"):
         return None
     # The brackets outside double-quoted strings, in order (non-ASCII characters encode to
-    # bytes >= 0x80, which the filter drops with everything else).
+    # bytes >= 0x80, which the filter drops with everything else). The text has no
+    # backslashes, so its quotes delimit its strings: the pieces between them alternate
+    # outside and inside. With an odd number of quotes no closing can make it JSON.
+    pieces = text.split('"')
+    if not len(pieces) % 2:
+        return None
     structure = (
-        _DOUBLE_QUOTED.sub("", text)
+        "".join(pieces[::2])
         .encode("utf-8", "surrogatepass")
         .translate(None, _NOT_A_SQUARE_OR_CURLY)
     )
