@@ -55,7 +55,7 @@ def load_or_mend(candidate: str, notes: list[str]) -> Any:
             if value is NO_ANSWER:
                 value = mend_escaped_newlines(candidate)
             if value is NO_ANSWER:
-                value = mend_lenient_json(candidate)
+                value = mend_lenient_json(candidate, not_json=True)
     if value is NO_ANSWER:
         try:
             value = json.loads(repair_json(candidate))
