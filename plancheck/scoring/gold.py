@@ -65,15 +65,6 @@ _CODE_FOR_TYPE: Final = {
     "exception": "PC611",
 }
 
-# Step fields in the order the reference's FPoF walk checks them, with the code of a mismatch.
-_FIELD_CODES: Final = (
-    ("step", "PC603"),
-    ("agent", "PC604"),
-    ("inputs", "PC605"),
-    ("outputs", "PC606"),
-    ("dependence", "PC607"),
-    ("dependence_content", "PC608"),
-)
 _MAX_CASCADED_NOTES: Final = 6
 
 
@@ -145,6 +136,7 @@ class GoldTask:
     positions: Positions | None
     _prepared: GoldPlan | None = field(default=None, repr=False)
     key: str | None = field(default=None, init=False)  # task_key(task_id), how it is matched
+    _facts: tuple[_StepFacts | None, ...] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.key = task_key(self.task_id)
@@ -155,6 +147,15 @@ class GoldTask:
         if self._prepared is None:
             self._prepared = prepare_gold(self.plan)
         return self._prepared
+
+    @property
+    def step_facts(self) -> tuple[_StepFacts | None, ...]:
+        """What the FPoF diagnostic compares of each gold step (once; None: not an object,
+        and nothing when the plan is not a list)."""
+        if self._facts is None:
+            plan = self.plan if isinstance(self.plan, list) else []
+            self._facts = tuple(_StepFacts.of(item) for item in plan)
+        return self._facts
 
     @property
     def depth(self) -> int:
@@ -334,6 +335,49 @@ def _jsonl_tasks(text: str, file: str, lines: LineIndex) -> dict[str, GoldTask]:
 # --------------------------------------------------------------------------- divergences
 
 
+class _StepFacts(NamedTuple):
+    """What the FPoF diagnostic compares of one gold step object, looked up once per task
+    (each gold step is compared with many predictions)."""
+
+    step: Any
+    agent: Any
+    inputs: Any
+    outputs: Any
+    dependence: list[Any] | None  # its members, sorted; None when sorting them raises
+    content: Any  # dependence_content
+    inputs_plain: bool  # is_plain(inputs), and so on: ``==`` is the type-exact equality
+    outputs_plain: bool
+    content_plain: bool
+    # Every value but ``step`` and a ``dependence`` array is plain: two equal steps can
+    # differ in type only there.
+    plain_but_numbers: bool
+    item: dict[str, Any]
+
+    @classmethod
+    def of(cls, item: Any) -> _StepFacts | None:
+        if not isinstance(item, dict):
+            return None
+        inputs, outputs = item.get("inputs"), item.get("outputs")
+        content = item.get("dependence_content")
+        return cls(
+            item.get("step"),
+            item.get("agent"),
+            inputs,
+            outputs,
+            _sorted_dependence(item.get("dependence")),
+            content,
+            is_plain(inputs),
+            is_plain(outputs),
+            is_plain(content),
+            all(
+                is_plain(value)
+                for key, value in item.items()
+                if key != "step" and not (key == "dependence" and type(value) is list)
+            ),
+            item,
+        )
+
+
 def _same(a: Any, b: Any) -> bool:
     """The reference's type-exact deep equality (1, 1.0 and true all differ, a nested
     ``dependence`` compared sorted); where the reference would raise (an unsortable
@@ -344,17 +388,17 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> bool:
+def _equal_step_same_types(predicted: dict[str, Any], gold: _StepFacts) -> bool:
     """For steps already ``==``: whether they are also equal type-exactly. Benchmark gold
     steps hold only strings besides the integer ``step`` and ``dependence`` members, so only
     those need a look; anything else takes the full comparison."""
-    if _plain_but_numbers(gold):
-        # Only the step number and the dependence members can differ in type (each gold
-        # step is compared with many predictions: its other values are looked at once).
-        number = gold.get("step", _ABSENT)
+    item = gold.item
+    if gold.plain_but_numbers:
+        # Only the step number and the dependence members can differ in type.
+        number = item.get("step", _ABSENT)
         if number is not _ABSENT and type(predicted.get("step")) is not type(number):
             return False
-        dependence = gold.get("dependence")
+        dependence = item.get("dependence")
         if type(dependence) is list:
             mine = predicted.get("dependence")
             if type(mine) is not list or any(
@@ -362,7 +406,7 @@ def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> b
             ):
                 return False
         return True
-    for key, value in gold.items():
+    for key, value in item.items():
         if key == "step":
             if type(predicted.get(key)) is not type(value):
                 return False
@@ -373,33 +417,15 @@ def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> b
             ):
                 return False
         elif not is_plain(value):
-            return _same(predicted, gold)
+            return _same(predicted, item)
     return True
 
 
 _ABSENT: Final = object()
-# Gold steps by identity (each kept in its entry, so that its id is not reused while cached):
-# whether every value but ``step`` and a ``dependence`` array is plain (:func:`is_plain`).
-_PLAIN_STEPS: dict[int, tuple[dict[str, Any], bool]] = {}
 
 
 def clear_caches() -> None:
-    """Forget what is known of gold steps (for benchmarks that must start cold)."""
-    _PLAIN_STEPS.clear()
-
-
-def _plain_but_numbers(gold: dict[str, Any]) -> bool:
-    entry = _PLAIN_STEPS.get(id(gold))
-    if entry is None or entry[0] is not gold:
-        if len(_PLAIN_STEPS) >= 8192:
-            _PLAIN_STEPS.clear()
-        plain = all(
-            is_plain(value)
-            for key, value in gold.items()
-            if key != "step" and not (key == "dependence" and type(value) is list)
-        )
-        entry = _PLAIN_STEPS[id(gold)] = (gold, plain)
-    return entry[1]
+    """Forget how values were shown (for benchmarks that must start cold)."""
 
 
 def _sorted_dependence(value: Any) -> list[Any] | None:
@@ -409,15 +435,18 @@ def _sorted_dependence(value: Any) -> list[Any] | None:
         return None
 
 
-def _field_differs(name: str, predicted: Any, gold: Any) -> bool:
-    if name in ("step", "agent"):
-        return bool(predicted != gold)
-    if name == "dependence":
-        mine, theirs = _sorted_dependence(predicted), _sorted_dependence(gold)
-        return mine is None or theirs is None or not _same(mine, theirs)
+def _value_differs(predicted: Any, gold: Any, plain: bool) -> bool:
+    """Whether a step value differs type-exactly from the gold step's (``plain``: whether
+    :func:`is_plain` holds of the gold value)."""
     if predicted != gold:  # at C speed; type-exact equality implies ==
         return True
-    return not (is_plain(gold) or _same(predicted, gold))
+    return not (plain or _same(predicted, gold))
+
+
+def _dependence_differs(predicted: Any, gold: list[Any] | None) -> bool:
+    """Whether a step's dependence differs from the gold step's sorted members (quirk 14)."""
+    mine = _sorted_dependence(predicted)
+    return mine is None or gold is None or not _same(mine, gold)
 
 
 class _Divergence(NamedTuple):  # a named tuple: failed items have several, built fast
@@ -426,16 +455,30 @@ class _Divergence(NamedTuple):  # a named tuple: failed items have several, buil
     code: str
 
 
-def _step_divergences(position: int, predicted: dict[str, Any], gold: Any) -> list[_Divergence]:
-    if not isinstance(gold, dict):
+def _step_divergences(
+    position: int, predicted: dict[str, Any], gold: _StepFacts | None
+) -> list[_Divergence]:
+    """How a predicted step differs from its gold step, field by field in the order the
+    reference's FPoF walk checks them, each with the code of its mismatch."""
+    if gold is None:
         return [_Divergence(position, "", "PC602")]
-    if predicted == gold and _equal_step_same_types(predicted, gold):
+    if predicted == gold.item and _equal_step_same_types(predicted, gold):
         return []  # the common case, settled (mostly) at C speed
-    return [
-        _Divergence(position, name, code)
-        for name, code in _FIELD_CODES
-        if _field_differs(name, predicted.get(name), gold.get(name))
-    ]
+    get = predicted.get
+    found: list[_Divergence] = []
+    if get("step") != gold.step:
+        found.append(_Divergence(position, "step", "PC603"))
+    if get("agent") != gold.agent:
+        found.append(_Divergence(position, "agent", "PC604"))
+    if _value_differs(get("inputs"), gold.inputs, gold.inputs_plain):
+        found.append(_Divergence(position, "inputs", "PC605"))
+    if _value_differs(get("outputs"), gold.outputs, gold.outputs_plain):
+        found.append(_Divergence(position, "outputs", "PC606"))
+    if _dependence_differs(get("dependence"), gold.dependence):
+        found.append(_Divergence(position, "dependence", "PC607"))
+    if _value_differs(get("dependence_content"), gold.content, gold.content_plain):
+        found.append(_Divergence(position, "dependence_content", "PC608"))
+    return found
 
 
 # --------------------------------------------------------------------------- diagnostics
@@ -446,14 +489,55 @@ Locator = Callable[[int | None, str | None], Span | None]
 
 
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # built once, not per call
+# What that encoder does with a string (it calls this directly), without its dispatch.
+_ENCODE_STRING: Final = json.encoder.encode_basestring
+# How deep _json_text writes values itself: step values are shallow, and deeper ones (where
+# the encoder's own recursion limit could matter) are left to the encoder.
+_SHALLOW: Final = 3
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    try:
-        text = _ENCODE(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    text = _json_text(value, 0)
+    if text is None:
+        try:
+            text = _ENCODE(value)
+        except (TypeError, ValueError):
+            text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_text(value: Any, depth: int) -> str | None:
+    """``_ENCODE(value)`` for what steps usually hold (strings, null, booleans, integers, and
+    arrays and string-keyed objects of them, a few levels deep), written without the
+    encoder's dispatch (a batch shows tens of thousands of values); None for anything else.
+    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
+    kind = type(value)
+    if kind is str:
+        return _ENCODE_STRING(value)
+    if value is None:
+        return "null"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if depth >= _SHALLOW:
+        return None
+    parts: list[str] = []
+    if kind is list:
+        for item in value:
+            text = _json_text(item, depth + 1)
+            if text is None:
+                return None
+            parts.append(text)
+        return "[" + ", ".join(parts) + "]"
+    if kind is dict:
+        for key, item in value.items():
+            text = _json_text(item, depth + 1)
+            if text is None or type(key) is not str:
+                return None
+            parts.append(_ENCODE_STRING(key) + ": " + text)
+        return "{" + ", ".join(parts) + "}"
+    return None
 
 
 def _input_difference(predicted: Any, gold: Any) -> tuple[str, str | None]:
@@ -628,9 +712,10 @@ def _fpof_finding(
         return _whole_answer_finding(verdict, kind, data, here(), there())
 
     aligned = min(len(prediction), len(gold_plan))
+    facts = task.step_facts
     divergences: list[_Divergence] = []
     for i in range(aligned):
-        divergences.extend(_step_divergences(i, prediction[i], gold_plan[i]))
+        divergences.extend(_step_divergences(i, prediction[i], facts[i]))
     primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
     later: list[_Divergence] = []  # cascaded divergences, in plan order
     gold_note: str | None = None

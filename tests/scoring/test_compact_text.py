@@ -1,6 +1,7 @@
 """The per-item diagnostics of ``plancheck score --per-item`` are written without the JSON
 encoder's dispatch (:func:`compact_text`, :func:`entry_text`, :func:`diagnostic_text`), and
-what the value builders of lowering build is kept by their arguments' values (``_frozen``).
+what the value builders of lowering build is kept by their arguments' values (``_frozen``),
+and the values the gold comparison's messages show are written directly (``_json_text``).
 Each must give exactly the text of ``json.dumps(entry, ensure_ascii=False)``, for any entry."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Severity, make
 from plancheck.ir.nodes import Toolset
+from plancheck.scoring.gold import _json_text, _show
 from plancheck.scoring.metrics import (
     PredictionAnalyzer,
     _frozen,
@@ -138,3 +140,20 @@ def test_kept_diagnostic_texts_are_what_building_gives(
     fresh = PredictionAnalyzer(toolset, cache_size=0)
     assert shared.static(prediction) == fresh.static(prediction)
     assert shared.static(prediction) == fresh.static(prediction)  # known the second time
+
+
+deep_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+    | st.dictionaries(texts | st.integers() | st.booleans() | st.none(), inner, max_size=3),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=deep_values)
+def test_shown_values_are_the_encoders_text(value: Any) -> None:
+    text = _json_text(value, 0)
+    assert text is None or text == _reference(value)
+    shown = _reference(value)
+    assert _show(value) == (shown if len(shown) <= 60 else shown[:57] + "...")
