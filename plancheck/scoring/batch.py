@@ -45,7 +45,7 @@ from plancheck.scoring.gold import (
     GoldIndex,
     GoldTask,
     fpof_category,
-    fpof_entry,
+    fpof_entry_parts,
     task_key,
 )
 from plancheck.scoring.metrics import (
@@ -53,6 +53,7 @@ from plancheck.scoring.metrics import (
     PredictionAnalyzer,
     StaticResult,
     TrajectoryScorer,
+    compact_text,
     entry_text,
     taskbench_scores,
     trajectory_scorer,
@@ -460,8 +461,7 @@ class ItemScorer:
                 if found is not None:
                     self._entries.move_to_end(key)
                     return found
-        entry = fpof_entry(verdict, task)
-        text = entry_text(entry) if entry is not None else ""
+        text = _fpof_text(verdict, task)
         if key is not None and self._entries is not None:
             self._entries[key] = text
             if len(self._entries) > self.options.cache_size:
@@ -536,6 +536,28 @@ class ItemScorer:
 
 
 _NONE: Final[tuple[None, None]] = (None, None)
+
+
+def _fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:
+    """The encoded gold-comparison entry of an item (``entry_text(fpof_entry(...))``, written
+    from its parts: no dictionary, no lookup of the code's name and severity per item);
+    empty when the verdict has no first point of failure."""
+    parts = fpof_entry_parts(verdict, task)
+    if parts is None:
+        return ""
+    code = parts.code
+    described = _CODE_WORDS.get(code)
+    if described is None:
+        from plancheck.diagnostics.codes import CODES
+
+        info = CODES[code]
+        described = _CODE_WORDS[code] = (info.name, info.severity.label)
+    return compact_text(code, described[0], described[1], parts.message, parts.position,
+                        parts.notes)
+
+
+# The name and severity of each code an FPoF entry has reported (a few codes).
+_CODE_WORDS: dict[str, tuple[str, str]] = {}
 
 
 def _numeric(values: Any) -> tuple[tuple[str, float], ...]:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPOSITIONS",
+    "FpofParts",
     "GoldError",
     "GoldIndex",
     "GoldTask",
@@ -41,6 +42,7 @@ __all__ = [
     "fpof_category",
     "fpof_diagnostics",
     "fpof_entry",
+    "fpof_entry_parts",
     "task_key",
 ]
 
@@ -665,26 +667,60 @@ def fpof_diagnostics(
     ]
 
 
+class FpofParts(NamedTuple):
+    """What the compact gold-comparison entry of a per-item line says (:func:`fpof_entry`)."""
+
+    code: str
+    message: str
+    position: int | None  # the step it is about; None when not one step
+    notes: list[str]
+
+
 def fpof_entry(verdict: ReferenceVerdict, task: GoldTask) -> dict[str, Any] | None:
     """The gold-comparison diagnostic of :func:`fpof_diagnostics` (without spans) in the
     compact form of a per-item line: ``code``, ``name``, ``severity``, ``message``,
     ``position`` (when known) and ``notes``; None when the verdict has no first point of
     failure. Built without a :class:`Diagnostic` (a batch builds one per failed item)."""
-    if verdict.fpof_type is None:
+    parts = fpof_entry_parts(verdict, task)
+    if parts is None:
         return None
-    finding = _fpof_finding(verdict, task, _nowhere, _nowhere)
-    info = CODES[finding.code]
+    info = CODES[parts.code]
     entry: dict[str, Any] = {
-        "code": finding.code,
+        "code": parts.code,
         "name": info.name,
         "severity": info.severity.label,
-        "message": finding.message,
+        "message": parts.message,
     }
-    position = finding.data.get("position")
-    if position is not None:
-        entry["position"] = position
-    entry["notes"] = finding.notes
+    if parts.position is not None:
+        entry["position"] = parts.position
+    entry["notes"] = parts.notes
     return entry
+
+
+def fpof_entry_parts(verdict: ReferenceVerdict, task: GoldTask) -> FpofParts | None:
+    """What :func:`fpof_entry` holds besides the code's name and severity, without the
+    dictionary, nor the spans, labels and data of :func:`fpof_diagnostics` (a batch writes
+    one per failed item)."""
+    kind = verdict.fpof_type
+    if kind is None:
+        return None
+    prediction = verdict.prediction
+    gold_plan = task.plan if isinstance(task.plan, list) else None
+    if prediction is None or gold_plan is None:
+        code, message = _whole_answer_message(verdict, kind)
+        return FpofParts(code, message, None, _whole_answer_notes(verdict))
+    divergences = _divergences(prediction, task)
+    primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
+    position: int | None
+    if primary_index is None:
+        code, message, position = _length_failure(kind, prediction, gold_plan)
+    else:
+        first = divergences[primary_index]
+        code, message, _ = _primary_failure(first, kind, prediction, gold_plan)
+        position = first.position
+    notes = ["first point of failure: " + _verdict_words(verdict)]
+    notes += _cascade(divergences, primary_index, prediction, gold_plan)[1]
+    return FpofParts(code, message, position, notes)
 
 
 def _nowhere(position: int | None = None, path: str | None = None) -> Span | None:
@@ -711,20 +747,14 @@ def _fpof_finding(
     if prediction is None or gold_plan is None:
         return _whole_answer_finding(verdict, kind, data, here(), there())
 
-    aligned = min(len(prediction), len(gold_plan))
-    facts = task.step_facts
-    divergences: list[_Divergence] = []
-    for i in range(aligned):
-        divergences.extend(_step_divergences(i, prediction[i], facts[i]))
+    divergences = _divergences(prediction, task)
     primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
-    later: list[_Divergence] = []  # cascaded divergences, in plan order
     gold_note: str | None = None
     if primary_index is None:
         finding = _length_finding(kind, data, prediction, gold_plan, here, there)
-        later = divergences
     else:
         first = divergences[primary_index]
-        message, label = _describe(first, prediction, gold_plan)
+        code, message, label = _primary_failure(first, kind, prediction, gold_plan)
         # Where to point in the prediction (only asked for when there is somewhere to point).
         path = _field_path(first, prediction, gold_plan) if here is not _nowhere else None
         gold_step = gold_plan[first.position]
@@ -736,9 +766,6 @@ def _fpof_finding(
             else None,
             actual=prediction[first.position].get(first.field) if first.field else None,
         )
-        code = first.code if CODES[first.code].fpof_type == kind else _CODE_FOR_TYPE[kind]
-        if code != first.code:
-            message = f"{message} (the reference scores this as {kind})"
         primary = here(first.position, path)
         gold_span = there(first.position, first.field or None)
         finding = _Finding(
@@ -752,28 +779,66 @@ def _fpof_finding(
         )
         if gold_span is not None:
             gold_note = f"the gold plan's step is at {_where(gold_span)}"
-        later = divergences[primary_index + 1 :]
-    length_note = (
-        ["then: " + _length_sentence(len(prediction), len(gold_plan))]
-        if primary_index is not None and len(prediction) != len(gold_plan)
-        else []
-    )
-    count = len(later) + len(length_note)
+    count, cascade = _cascade(divergences, primary_index, prediction, gold_plan)
     finding.data["cascaded"] = count
+    notes = finding.notes
+    notes.append("first point of failure: " + _verdict_words(verdict))
+    if gold_note is not None:
+        notes.append(gold_note)
+    notes.extend(cascade)
+    return finding
+
+
+def _divergences(prediction: list[Any], task: GoldTask) -> list[_Divergence]:
+    """Every divergence of the prediction's steps from the gold plan's, in plan order, over
+    the steps both have."""
+    facts = task.step_facts
+    divergences: list[_Divergence] = []
+    for i in range(min(len(prediction), len(facts))):
+        divergences.extend(_step_divergences(i, prediction[i], facts[i]))
+    return divergences
+
+
+def _primary_failure(
+    first: _Divergence, kind: str, prediction: list[Any], gold_plan: list[Any]
+) -> tuple[str, str, str]:
+    """The code, message and label of the divergence the verdict names."""
+    message, label = _describe(first, prediction, gold_plan)
+    code = first.code if _FPOF_TYPE_OF_CODE[first.code] == kind else _CODE_FOR_TYPE[kind]
+    if code != first.code:
+        message = f"{message} (the reference scores this as {kind})"
+    return code, message, label
+
+
+def _cascade(
+    divergences: list[_Divergence],
+    primary_index: int | None,
+    prediction: list[Any],
+    gold_plan: list[Any],
+) -> tuple[int, list[str]]:
+    """How many divergences follow from the first point of failure, and the notes listing
+    them (none when there are none)."""
+    if primary_index is None:
+        later = divergences  # cascaded divergences, in plan order
+        length_note: list[str] = []
+    else:
+        later = divergences[primary_index + 1 :]
+        length_note = (
+            ["then: " + _length_sentence(len(prediction), len(gold_plan))]
+            if len(prediction) != len(gold_plan)
+            else []
+        )
+    count = len(later) + len(length_note)
     # Only the notes shown are described (describing is what costs time in a batch).
     shown = _MAX_CASCADED_NOTES if count <= _MAX_CASCADED_NOTES else _MAX_CASCADED_NOTES - 1
     notes_later = [_cascade_note(d, prediction, gold_plan) for d in later[:shown]]
     notes_later += length_note[: max(0, shown - len(notes_later))]
     if count > len(notes_later):
         notes_later.append(f"... and {count - len(notes_later)} more divergences")
-    notes = finding.notes
-    notes.append("first point of failure: " + _verdict_words(verdict))
-    if gold_note is not None:
-        notes.append(gold_note)
-    if notes_later:
-        notes.append("later divergences are cascaded from this one and are not counted:")
-        notes.extend(notes_later)
-    return finding
+    if not notes_later:
+        return count, []
+    return count, ["later divergences are cascaded from this one and are not counted:",
+                   *notes_later]
 
 
 def _gold_label(primary: Span | None, gold: Span | None, text: str) -> list[tuple[Span, str]]:
@@ -791,6 +856,10 @@ def _verdict_words(verdict: ReferenceVerdict) -> str:
     return f"{verdict.fpof_type} at step {verdict.fpof_step} ({category})"
 
 
+# The fine FPoF type each code reports (None for the codes that report none).
+_FPOF_TYPE_OF_CODE: Final = {code: info.fpof_type for code, info in CODES.items()}
+
+
 def _primary(
     divergences: list[_Divergence], kind: str, fpof_step: Any, gold: list[Any]
 ) -> int | None:
@@ -798,7 +867,7 @@ def _primary(
     one at the gold step the verdict reports."""
     if kind in ("early_stop", "hallucinated_extra_steps"):
         return None
-    matching = [i for i, d in enumerate(divergences) if CODES[d.code].fpof_type == kind]
+    matching = [i for i, d in enumerate(divergences) if _FPOF_TYPE_OF_CODE[d.code] == kind]
     for i in matching:
         position = divergences[i].position
         item = gold[position]
@@ -822,6 +891,21 @@ def _length_sentence(predicted: int, gold: int) -> str:
     )
 
 
+def _length_failure(
+    kind: str, prediction: list[Any], gold: list[Any]
+) -> tuple[str, str, int | None]:
+    """The code, message and position of a failure that no divergence stands for: the
+    prediction stops early or goes on past the gold plan (its position: the first step one
+    has and the other lacks), or the verdict's type has no divergence to stand on (a quirk of
+    the reference, e.g. an empty plan scored as an early stop: no position)."""
+    code = _CODE_FOR_TYPE.get(kind, "PC602")
+    if kind == "early_stop" and len(prediction) < len(gold):
+        return code, _length_sentence(len(prediction), len(gold)), len(prediction)
+    if kind == "hallucinated_extra_steps" and len(prediction) > len(gold):
+        return code, _length_sentence(len(prediction), len(gold)), len(gold)
+    return code, f"the reference evaluator scores this prediction as {kind}", None
+
+
 def _length_finding(
     kind: str,
     data: dict[str, Any],
@@ -830,49 +914,53 @@ def _length_finding(
     here: Callable[..., Span | None],
     there: Callable[..., Span | None],
 ) -> _Finding:
-    code = _CODE_FOR_TYPE.get(kind, "PC602")
-    message = _length_sentence(len(prediction), len(gold))
-    if kind == "early_stop" and len(prediction) < len(gold):
-        missing = gold[len(prediction)]
+    code, message, position = _length_failure(kind, prediction, gold)
+    if position is None:  # reported on the whole prediction
+        return _Finding(code, message, kind, here(), [], data, [])
+    data["position"] = position
+    if kind == "early_stop":
+        missing = gold[position]
         tool = missing.get("agent") if isinstance(missing, dict) else None
-        data["position"] = len(prediction)
-        primary = here(len(prediction) - 1) if prediction else here()
+        primary = here(position - 1) if prediction else here()
         return _Finding(
             code,
             message,
             "the prediction ends here",
             primary,
-            _gold_label(
-                primary, there(len(prediction), "agent"), f"the gold plan goes on with `{tool}`"
-            ),
+            _gold_label(primary, there(position, "agent"), f"the gold plan goes on with `{tool}`"),
             data,
             [],
         )
-    if kind == "hallucinated_extra_steps" and len(prediction) > len(gold):
-        extra = prediction[len(gold)]
-        tool = extra.get("agent") if isinstance(extra, dict) else None
-        data["position"] = len(gold)
-        primary = here(len(gold), "agent")
-        return _Finding(
-            code,
-            message,
-            f"`{tool}` is not in the gold plan",
-            primary,
-            _gold_label(primary, there(), "the gold plan ends here"),
-            data,
-            [],
-        )
-    # The verdict's type has no divergence to stand on (a quirk of the reference, e.g. an
-    # empty plan scored as an early stop): report it on the whole prediction.
+    extra = prediction[position]
+    tool = extra.get("agent") if isinstance(extra, dict) else None
+    primary = here(position, "agent")
     return _Finding(
         code,
-        f"the reference evaluator scores this prediction as {kind}",
-        kind,
-        here(),
-        [],
+        message,
+        f"`{tool}` is not in the gold plan",
+        primary,
+        _gold_label(primary, there(), "the gold plan ends here"),
         data,
         [],
     )
+
+
+def _whole_answer_message(verdict: ReferenceVerdict, kind: str) -> tuple[str, str]:
+    """The code and message of a prediction that is no list of steps."""
+    code = _CODE_FOR_TYPE.get(kind, "PC602")
+    reason = verdict.problem or kind
+    if kind == "empty_output":
+        return code, f"no answer could be read from the prediction ({reason})"
+    if kind == "exception":
+        return code, f"the reference evaluator would crash on this prediction ({reason})"
+    return code, f"the prediction is not a list of step objects ({reason})"
+
+
+def _whole_answer_notes(verdict: ReferenceVerdict) -> list[str]:
+    notes = [f"first point of failure: {_verdict_words(verdict)}"]
+    if verdict.repairs:
+        notes.append("read after: " + "; ".join(verdict.repairs))
+    return notes
 
 
 def _whole_answer_finding(
@@ -882,17 +970,7 @@ def _whole_answer_finding(
     primary: Span | None,
     gold: Span | None,
 ) -> _Finding:
-    code = _CODE_FOR_TYPE.get(kind, "PC602")
-    reason = verdict.problem or kind
-    if kind == "empty_output":
-        message = f"no answer could be read from the prediction ({reason})"
-    elif kind == "exception":
-        message = f"the reference evaluator would crash on this prediction ({reason})"
-    else:
-        message = f"the prediction is not a list of step objects ({reason})"
-    notes = [f"first point of failure: {_verdict_words(verdict)}"]
-    if verdict.repairs:
-        notes.append("read after: " + "; ".join(verdict.repairs))
+    code, message = _whole_answer_message(verdict, kind)
     return _Finding(
         code,
         message,
@@ -900,7 +978,7 @@ def _whole_answer_finding(
         primary,
         _gold_label(primary, gold, "the gold plan"),
         data,
-        notes,
+        _whole_answer_notes(verdict),
     )
 
 
