@@ -346,6 +346,7 @@ class _StepFacts(NamedTuple):
     inputs: Any
     outputs: Any
     dependence: list[Any] | None  # its members, sorted; None when sorting them raises
+    dependence_ints: bool  # those members are all integers
     content: Any  # dependence_content
     inputs_plain: bool  # is_plain(inputs), and so on: ``==`` is the type-exact equality
     outputs_plain: bool
@@ -361,12 +362,14 @@ class _StepFacts(NamedTuple):
             return None
         inputs, outputs = item.get("inputs"), item.get("outputs")
         content = item.get("dependence_content")
+        dependence = _sorted_dependence(item.get("dependence"))
         return cls(
             item.get("step"),
             item.get("agent"),
             inputs,
             outputs,
-            _sorted_dependence(item.get("dependence")),
+            dependence,
+            dependence is not None and _all_ints(dependence),
             content,
             is_plain(inputs),
             is_plain(outputs),
@@ -445,10 +448,21 @@ def _value_differs(predicted: Any, gold: Any, plain: bool) -> bool:
     return not (plain or _same(predicted, gold))
 
 
-def _dependence_differs(predicted: Any, gold: list[Any] | None) -> bool:
-    """Whether a step's dependence differs from the gold step's sorted members (quirk 14)."""
+def _dependence_differs(predicted: Any, gold: list[Any] | None, gold_ints: bool) -> bool:
+    """Whether a step's dependence differs from the gold step's sorted members (quirk 14;
+    ``gold_ints``: they are all integers)."""
+    if gold_ints and type(predicted) is list and _all_ints(predicted):
+        # Integers sort, and compare type-exactly with integers as they compare.
+        return sorted(predicted) != gold
     mine = _sorted_dependence(predicted)
     return mine is None or gold is None or not _same(mine, gold)
+
+
+def _all_ints(values: list[Any]) -> bool:
+    for value in values:  # noqa: SIM110 - a plain loop: faster than all() on short lists
+        if type(value) is not int:
+            return False
+    return True
 
 
 class _Divergence(NamedTuple):  # a named tuple: failed items have several, built fast
@@ -476,7 +490,7 @@ def _step_divergences(
         found.append(_Divergence(position, "inputs", "PC605"))
     if _value_differs(get("outputs"), gold.outputs, gold.outputs_plain):
         found.append(_Divergence(position, "outputs", "PC606"))
-    if _dependence_differs(get("dependence"), gold.dependence):
+    if _dependence_differs(get("dependence"), gold.dependence, gold.dependence_ints):
         found.append(_Divergence(position, "dependence", "PC607"))
     if _value_differs(get("dependence_content"), gold.content, gold.content_plain):
         found.append(_Divergence(position, "dependence_content", "PC608"))
