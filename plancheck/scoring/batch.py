@@ -610,15 +610,15 @@ _FPOF_TAILS: dict[tuple[str, int], str] = {}
 
 def clear_caches() -> None:
     """Forget everything scoring remembers across batches in this process (bootstrap tables
-    and estimates, how strings read as references, what is known of gold steps, encoded
-    FPoF fields): a benchmark that scores again in one process then pays for them as a new
-    process does. Results never depend on it."""
+    and estimates, how strings read as references, encoded FPoF fields): a benchmark that
+    scores again in one process then pays for them as a new process does (what is known of
+    gold steps lives with the gold index). Results never depend on it."""
     from plancheck.dora import paper_metrics
-    from plancheck.scoring import bootstrap, gold
+    from plancheck.scoring import bootstrap, metrics
 
     bootstrap.clear_caches()
     paper_metrics.clear_caches()
-    gold.clear_caches()
+    metrics.clear_caches()
     _FPOF_TAILS.clear()
 
 

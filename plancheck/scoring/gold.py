@@ -429,10 +429,6 @@ def _equal_step_same_types(predicted: dict[str, Any], gold: _StepFacts) -> bool:
 _ABSENT: Final = object()
 
 
-def clear_caches() -> None:
-    """Forget how values were shown (for benchmarks that must start cold)."""
-
-
 def _sorted_dependence(value: Any) -> list[Any] | None:
     try:
         return sorted(_dependence_members(value))

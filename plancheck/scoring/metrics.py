@@ -724,15 +724,36 @@ def _value_key(value: Any, tools_by_step: Mapping[Any, str]) -> str:
     """An argument value, with a reference written as the producing tool and output key (so
     that renumbering steps does not change it) and literals type-exactly."""
     if isinstance(value, str):
-        found = REFERENCE_RE.match(value)
-        if found is not None:
-            producer = tools_by_step.get(int(found.group(1)), "?")
-            return f"ref:{producer}.{found.group(2)}"
+        reference = _reference_parts(value)
+        if reference is not None:
+            return f"ref:{tools_by_step.get(reference[0], '?')}.{reference[1]}"
         return "s:" + value
     try:
         return "j:" + json.dumps(value, sort_keys=True)
     except (TypeError, ValueError):
         return "r:" + repr(value)
+
+
+def _reference_parts(value: str) -> tuple[int, str] | None:
+    """The producing step and output key of a reference (None: the string is a literal), kept
+    by the string: the argument values of a batch's predictions repeat."""
+    found = _REFERENCES.get(value)
+    if found is None:
+        match = REFERENCE_RE.match(value)
+        found = (int(match.group(1)), match.group(2)) if match is not None else ()
+        if len(_REFERENCES) >= 16384:
+            _REFERENCES.clear()
+        _REFERENCES[value] = found
+    return found or None
+
+
+# What _reference_parts read in each string (an empty tuple: a literal).
+_REFERENCES: dict[str, tuple[int, str] | tuple[()]] = {}
+
+
+def clear_caches() -> None:
+    """Forget how strings read as references (for benchmarks that must start cold)."""
+    _REFERENCES.clear()
 
 
 def _graph(
@@ -746,24 +767,25 @@ def _graph(
         number = item.get("step")
         if isinstance(number, int) and not isinstance(number, bool):
             tools_by_step.setdefault(number, str(item.get("agent")))
-    nodes: Counter[str] = Counter()
-    edges: Counter[tuple[str, str]] = Counter()
-    names: Counter[tuple[str, str]] = Counter()
-    values: Counter[tuple[str, str, str]] = Counter()
+    # Listed, then counted by Counter's own loop (in C): the same counts, in the same order.
+    tools: list[str] = []
+    edges: list[tuple[str, str]] = []
+    names: list[tuple[str, str]] = []
+    values: list[tuple[str, str, str]] = []
     for item in steps:
         tool = str(item.get("agent"))
-        nodes[tool] += 1
+        tools.append(tool)
         dependence = item.get("dependence")
         members = dependence if isinstance(dependence, list) else [dependence]
         for member in members:
             if isinstance(member, int) and not isinstance(member, bool) and member >= 0:
-                edges[(tools_by_step.get(member, "?"), tool)] += 1
+                edges.append((tools_by_step.get(member, "?"), tool))
         inputs = item.get("inputs")
         if isinstance(inputs, dict):
             for name, value in inputs.items():
-                names[(tool, name)] += 1
-                values[(tool, name, _value_key(value, tools_by_step))] += 1
-    return nodes, edges, names, values
+                names.append((tool, name))
+                values.append((tool, name, _value_key(value, tools_by_step)))
+    return Counter(tools), Counter(edges), Counter(names), Counter(values)
 
 
 # The graphs of gold plans, by identity (a batch compares thousands of predictions with each

@@ -8,15 +8,20 @@ must give exactly what computing afresh gives."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import math
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plancheck.cli import main
 from plancheck.dora.paper_metrics import _read_reference, default_reference
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring import bootstrap
@@ -26,6 +31,7 @@ from plancheck.scoring.batch import (
     ScoredItem,
     ScoreOptions,
     Summary,
+    clear_caches,
 )
 from plancheck.scoring.bootstrap import estimate_mean, estimate_rate
 from plancheck.scoring.gold import GoldIndex
@@ -86,6 +92,34 @@ def test_the_whole_pool_twice_in_one_batch(
     alone = [_alone(gold, toolset, record) for record in pool]
     for n in order:
         assert scorer.score(RawRecord("p", 0, value=pool[n])) == alone[n]
+
+
+def _per_item_lines(benchmark_path: Any, folder: Path, records: list[dict[str, Any]],
+                    *extra: str) -> list[str]:
+    """The per-item lines of ``plancheck score`` over ``records``, in a process that forgot
+    what earlier batches taught it."""
+    predictions, items = folder / "predictions.jsonl", folder / "items.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    clear_caches()
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(["score", "--gold", str(benchmark_path), "--per-item", str(items), "--format",
+              "json", *extra, str(predictions)])
+    return items.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("extra", [(), ("--parity-only",)])
+def test_score_writes_each_line_of_a_batch_with_repeats_as_alone(
+    benchmark_path: Any, tmp_path: Path, pool: list[dict[str, Any]], extra: tuple[str, ...]
+) -> None:
+    """What a batch remembers (gold steps' facts, FPoF entries, how argument values read as
+    references, ...) changes no per-item line: each is the line the record gets alone."""
+    picks = random.Random(7).sample(range(len(pool)), 12)
+    batch = [pool[n] for n in picks] * 2
+    random.Random(8).shuffle(batch)
+    lines = _per_item_lines(benchmark_path, tmp_path, batch, *extra)
+    assert len(lines) == len(batch)
+    for record, line in zip(batch, lines, strict=True):
+        assert _per_item_lines(benchmark_path, tmp_path, [record], *extra) == [line]
 
 
 # --------------------------------------------------------------------------- the summary
