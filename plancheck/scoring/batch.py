@@ -36,7 +36,7 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from plancheck import fast_json
 from plancheck.ir.nodes import Toolset
@@ -44,21 +44,17 @@ from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_me
 from plancheck.scoring.gold import (
     GoldIndex,
     GoldTask,
+    entry_text,
     fpof_category,
-    fpof_entry_parts,
+    fpof_text,
     task_key,
 )
-from plancheck.scoring.metrics import (
-    TASKBENCH_METRICS,
-    PredictionAnalyzer,
-    StaticResult,
-    TrajectoryScorer,
-    compact_text,
-    entry_text,
-    taskbench_scores,
-    trajectory_scorer,
-)
 from plancheck.scoring.reference import ReferenceVerdict, score_completion, score_plan
+
+if TYPE_CHECKING:
+    # plancheck.scoring.metrics is imported only when its metrics are asked for: it loads the
+    # static checker, which the reference's metrics alone (--parity-only) never need.
+    from plancheck.scoring.metrics import PredictionAnalyzer, StaticResult, TrajectoryScorer
 
 __all__ = [
     "PER_ITEM_FIELDS",
@@ -290,10 +286,16 @@ class ItemScorer:
     def __init__(self, gold: GoldIndex, toolset: Toolset, options: ScoreOptions) -> None:
         self.gold = gold
         self.options = options
-        self.analyzer = PredictionAnalyzer(
-            toolset, cache_size=options.cache_size, entries=options.lines
-        )
-        self.trajectory: TrajectoryScorer | None = trajectory_scorer() if options.extended else None
+        # What goes beyond the reference's metrics (None when none of it is asked for).
+        self.analyzer: PredictionAnalyzer | None = None
+        self.trajectory: TrajectoryScorer | None = None
+        if options.static or options.equivalence or options.extended:
+            from plancheck.scoring.metrics import PredictionAnalyzer, trajectory_scorer
+
+            self.analyzer = PredictionAnalyzer(
+                toolset, cache_size=options.cache_size, entries=options.lines
+            )
+            self.trajectory = trajectory_scorer() if options.extended else None
         self._keyed = gold.single is None  # items carry their task's key (missing tasks)
         # Nothing but the reference's numbers (--parity-only without --per-item): the item
         # is the verdict's first five fields.
@@ -384,10 +386,11 @@ class ItemScorer:
     ) -> ScoredItem:
         em, tool_acc, param_acc, dep_acc, fpof_type, fpof_step, prediction = verdict[:7]
         options = self.options
+        analyzer = self.analyzer  # (there is one whenever static, equivalence or extended)
         static: StaticResult | None = None
         exec_equiv: bool | None = em  # exact match implies execution equivalence
-        if options.static or (options.equivalence and not em):
-            equivalent, static = self.analyzer.assess(
+        if analyzer is not None and (options.static or (options.equivalence and not em)):
+            equivalent, static = analyzer.assess(
                 prediction,
                 task.plan if options.equivalence else None,
                 em=em,
@@ -412,8 +415,8 @@ class ItemScorer:
         if static is not None:
             item.static_valid = static.valid
             item.lint_codes = static.codes
-        if options.extended:
-            item.f1, item.trajectory = self.analyzer.against_gold(
+        if analyzer is not None and options.extended:
+            item.f1, item.trajectory = analyzer.against_gold(
                 prediction, task.plan, lambda: self._extended(prediction, task.plan)
             )
         if options.lines:
@@ -438,8 +441,7 @@ class ItemScorer:
         self, prediction: list[Any] | None, gold_plan: Any
     ) -> tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]]:
         """The TaskBench F1s and the trajectory metrics of a prediction."""
-        scores = taskbench_scores(prediction, gold_plan)
-        f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
+        f1 = _taskbench_f1s(prediction, gold_plan)
         if self.trajectory is None:
             return f1, ()
         return f1, _numeric(self.trajectory(prediction, gold_plan))
@@ -461,7 +463,7 @@ class ItemScorer:
                 if found is not None:
                     self._entries.move_to_end(key)
                     return found
-        text = _fpof_text(verdict, task)
+        text = fpof_text(verdict, task)
         if key is not None and self._entries is not None:
             self._entries[key] = text
             if len(self._entries) > self.options.cache_size:
@@ -515,8 +517,7 @@ class ItemScorer:
             item.lint_codes = (code,)
         if self.options.extended:
             gold_plan = task.plan if task is not None else []
-            scores = taskbench_scores(None, gold_plan)
-            item.f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
+            item.f1 = _taskbench_f1s(None, gold_plan)
             if self.trajectory is not None:
                 item.trajectory = _numeric(self.trajectory(None, gold_plan))
         if self.options.lines:
@@ -538,26 +539,12 @@ class ItemScorer:
 _NONE: Final[tuple[None, None]] = (None, None)
 
 
-def _fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:
-    """The encoded gold-comparison entry of an item (``entry_text(fpof_entry(...))``, written
-    from its parts: no dictionary, no lookup of the code's name and severity per item);
-    empty when the verdict has no first point of failure."""
-    parts = fpof_entry_parts(verdict, task)
-    if parts is None:
-        return ""
-    code = parts.code
-    described = _CODE_WORDS.get(code)
-    if described is None:
-        from plancheck.diagnostics.codes import CODES
+def _taskbench_f1s(prediction: list[Any] | None, gold_plan: Any) -> tuple[float | None, ...]:
+    """The TaskBench F1s of a prediction, in the order of ``TASKBENCH_METRICS``."""
+    from plancheck.scoring.metrics import TASKBENCH_METRICS, taskbench_scores
 
-        info = CODES[code]
-        described = _CODE_WORDS[code] = (info.name, info.severity.label)
-    return compact_text(code, described[0], described[1], parts.message, parts.position,
-                        parts.notes)
-
-
-# The name and severity of each code an FPoF entry has reported (a few codes).
-_CODE_WORDS: dict[str, tuple[str, str]] = {}
+    scores = taskbench_scores(prediction, gold_plan)
+    return tuple(scores[name] for name in TASKBENCH_METRICS)
 
 
 def _numeric(values: Any) -> tuple[tuple[str, float], ...]:
@@ -864,6 +851,8 @@ class Summary:
     ) -> None:
         f1, trajectory = row
         if f1:
+            from plancheck.scoring.metrics import TASKBENCH_METRICS
+
             _tally(self.f1, zip(TASKBENCH_METRICS, f1, strict=False), count)
         if trajectory:
             _tally(self.trajectory, trajectory, count)
@@ -974,6 +963,8 @@ class Summary:
             }
         self._fold()
         if self.f1:
+            from plancheck.scoring.metrics import TASKBENCH_METRICS
+
             document["taskbench"] = {
                 name: _mean(self.f1[name], resamples, seed, name)
                 for name in TASKBENCH_METRICS

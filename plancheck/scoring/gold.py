@@ -32,17 +32,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPOSITIONS",
-    "FpofParts",
     "GoldError",
     "GoldIndex",
     "GoldTask",
     "Locator",
     "add_gold_diagnostics",
+    "compact_entry",
+    "compact_text",
     "composition_of",
+    "diagnostic_text",
+    "entry_text",
     "fpof_category",
     "fpof_diagnostics",
     "fpof_entry",
-    "fpof_entry_parts",
+    "fpof_text",
     "task_key",
 ]
 
@@ -677,7 +680,7 @@ def fpof_diagnostics(
     ]
 
 
-class FpofParts(NamedTuple):
+class _FpofParts(NamedTuple):
     """What the compact gold-comparison entry of a per-item line says (:func:`fpof_entry`)."""
 
     code: str
@@ -691,7 +694,7 @@ def fpof_entry(verdict: ReferenceVerdict, task: GoldTask) -> dict[str, Any] | No
     compact form of a per-item line: ``code``, ``name``, ``severity``, ``message``,
     ``position`` (when known) and ``notes``; None when the verdict has no first point of
     failure. Built without a :class:`Diagnostic` (a batch builds one per failed item)."""
-    parts = fpof_entry_parts(verdict, task)
+    parts = _fpof_parts(verdict, task)
     if parts is None:
         return None
     info = CODES[parts.code]
@@ -707,7 +710,7 @@ def fpof_entry(verdict: ReferenceVerdict, task: GoldTask) -> dict[str, Any] | No
     return entry
 
 
-def fpof_entry_parts(verdict: ReferenceVerdict, task: GoldTask) -> FpofParts | None:
+def _fpof_parts(verdict: ReferenceVerdict, task: GoldTask) -> _FpofParts | None:
     """What :func:`fpof_entry` holds besides the code's name and severity, without the
     dictionary, nor the spans, labels and data of :func:`fpof_diagnostics` (a batch writes
     one per failed item)."""
@@ -718,7 +721,7 @@ def fpof_entry_parts(verdict: ReferenceVerdict, task: GoldTask) -> FpofParts | N
     gold_plan = task.plan if isinstance(task.plan, list) else None
     if prediction is None or gold_plan is None:
         code, message = _whole_answer_message(verdict, kind)
-        return FpofParts(code, message, None, _whole_answer_notes(verdict))
+        return _FpofParts(code, message, None, _whole_answer_notes(verdict))
     divergences = _divergences(prediction, task)
     primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
     position: int | None
@@ -730,7 +733,7 @@ def fpof_entry_parts(verdict: ReferenceVerdict, task: GoldTask) -> FpofParts | N
         position = first.position
     notes = ["first point of failure: " + _verdict_words(verdict)]
     notes += _cascade(divergences, primary_index, prediction, gold_plan)[1]
-    return FpofParts(code, message, position, notes)
+    return _FpofParts(code, message, position, notes)
 
 
 def _nowhere(position: int | None = None, path: str | None = None) -> Span | None:
@@ -990,6 +993,118 @@ def _whole_answer_finding(
         data,
         _whole_answer_notes(verdict),
     )
+
+
+# --------------------------------------------------------------------------- per-item entries
+# Diagnostics as the lines of ``plancheck score --per-item`` list them, encoded. (Here, beside
+# the gold comparison's entries, so that scoring with the reference's metrics alone never
+# imports the static checker.)
+
+
+def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
+    """A diagnostic as a per-item line lists it: code, name, severity, message, the step
+    position when known, and (for the gold-comparison codes, ``PC6xx``) the notes."""
+    entry: dict[str, Any] = {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "severity": diagnostic.severity.label,
+        "message": diagnostic.message,
+    }
+    position = diagnostic.data.get("position")
+    if position is not None:
+        entry["position"] = position
+    if diagnostic.code.startswith("PC6"):
+        entry["notes"] = list(diagnostic.notes)
+    return entry
+
+
+def compact_text(
+    code: Any, name: Any, severity: Any, message: Any, position: Any, notes: Any
+) -> str:
+    """``_ENCODE`` of the compact entry ``{code, name, severity, message, position?,
+    notes?}`` (``position`` left out when None, ``notes`` when None), as :func:`compact_entry`
+    and the gold comparison's entries are written, without building the dictionary or going
+    through the encoder's dispatch: the prefix up to the message is the same for every
+    diagnostic of a code, and the other values are usually a string, an integer and strings.
+    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
+    prefix = _PREFIXES.get((code, name, severity)) if type(code) is str else None
+    if prefix is None:
+        if not (type(code) is str and type(name) is str and type(severity) is str):
+            entry: dict[str, Any] = {"code": code, "name": name, "severity": severity,
+                                     "message": message}
+            if position is not None:
+                entry["position"] = position
+            if notes is not None:
+                entry["notes"] = notes
+            return _ENCODE(entry)
+        prefix = (f'{{"code": {_ENCODE_STRING(code)}, "name": {_ENCODE_STRING(name)}, '
+                  f'"severity": {_ENCODE_STRING(severity)}, "message": ')
+        if len(_PREFIXES) < 4096:
+            _PREFIXES[(code, name, severity)] = prefix
+    text = prefix + (_ENCODE_STRING(message) if type(message) is str else _ENCODE(message))
+    if position is not None:
+        text += ', "position": ' + (
+            int.__repr__(position) if type(position) is int else _ENCODE(position)
+        )
+    if notes is not None:
+        if (type(notes) is list or type(notes) is tuple) and all(
+            type(note) is str for note in notes
+        ):
+            text += ', "notes": [' + ", ".join([_ENCODE_STRING(note) for note in notes]) + "]"
+        else:
+            text += ', "notes": ' + _ENCODE(notes)
+    return text + "}"
+
+
+def diagnostic_text(diagnostic: Diagnostic) -> str:
+    """``_ENCODE(compact_entry(diagnostic))``, by :func:`compact_text`."""
+    code = diagnostic.code
+    return compact_text(
+        code,
+        diagnostic.name,
+        diagnostic.severity.label,
+        diagnostic.message,
+        diagnostic.data.get("position"),
+        list(diagnostic.notes) if code.startswith("PC6") else None,
+    )
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    """``_ENCODE(entry)`` of a compact entry dictionary (as :func:`compact_entry` and the
+    gold comparison build them), by :func:`compact_text` when it has their shape."""
+    if len(entry) >= 4:
+        keys = tuple(entry)
+        if keys[:4] == _ENTRY_KEYS and entry.get("position", 0) is not None and (
+            entry.get("notes", 0) is not None
+        ) and (len(keys) == 4 or keys[4:] in _ENTRY_TAILS):
+            return compact_text(entry["code"], entry["name"], entry["severity"],
+                                entry["message"], entry.get("position"), entry.get("notes"))
+    return _ENCODE(entry)
+
+
+_ENTRY_KEYS: Final = ("code", "name", "severity", "message")
+_ENTRY_TAILS: Final = (("position",), ("notes",), ("position", "notes"))
+_PREFIXES: dict[tuple[Any, Any, Any], str] = {}
+
+
+def fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:
+    """The encoded gold-comparison entry of a per-item line (``entry_text(fpof_entry(...))``,
+    written from its parts: no dictionary, no lookup of the code's name and severity per
+    item); empty when the verdict has no first point of failure."""
+    parts = _fpof_parts(verdict, task)
+    if parts is None:
+        return ""
+    code = parts.code
+    described = _CODE_WORDS.get(code)
+    if described is None:
+        info = CODES[code]
+        described = _CODE_WORDS[code] = (info.name, info.severity.label)
+    return compact_text(code, described[0], described[1], parts.message, parts.position,
+                        parts.notes)
+
+
+# The name and severity of each code an FPoF entry has reported (a few codes).
+_CODE_WORDS: dict[str, tuple[str, str]] = {}
 
 
 # --------------------------------------------------------------------------- check --gold

@@ -28,11 +28,12 @@ from plancheck.compiler.driver import check_plan
 from plancheck.compiler.lowering import VALUE_BUILDERS, lower_plan
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.findings import Findings
-from plancheck.diagnostics.model import Diagnostic, Severity
+from plancheck.diagnostics.model import Severity
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, form_and_completeness
 from plancheck.ir.nodes import MalformedReference, Reference, Toolset
 from plancheck.ir.references import REFERENCE_RE, read_binding
+from plancheck.scoring.gold import compact_entry, compact_text, diagnostic_text, entry_text
 
 __all__ = [
     "TASKBENCH_METRICS",
@@ -48,9 +49,6 @@ __all__ = [
 TASKBENCH_METRICS: Final = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 _ROOT: Final = Span("<prediction>", pointer="")
 _NO_PLAN_CODE: Final = {"empty_output": "PC101"}  # anything else unreadable: PC105 not-a-plan
-_ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # as the per-item lines are
-# What that encoder does with a string (it calls this directly), without its dispatch.
-_ENCODE_STRING: Final = json.encoder.encode_basestring
 _OFF_BY_DEFAULT: Final = frozenset(code for code, info in CODES.items() if not info.default_enabled)
 _ERRORS: Final = frozenset(code for code, info in CODES.items() if info.severity is Severity.ERROR)
 
@@ -69,92 +67,6 @@ class StaticResult:
     valid: bool
     codes: tuple[str, ...]  # distinct codes, in first-seen order
     entries: str | None = None
-
-
-def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
-    """A diagnostic as a per-item line lists it: code, name, severity, message, the step
-    position when known, and (for the gold-comparison codes, ``PC6xx``) the notes."""
-    entry: dict[str, Any] = {
-        "code": diagnostic.code,
-        "name": diagnostic.name,
-        "severity": diagnostic.severity.label,
-        "message": diagnostic.message,
-    }
-    position = diagnostic.data.get("position")
-    if position is not None:
-        entry["position"] = position
-    if diagnostic.code.startswith("PC6"):
-        entry["notes"] = list(diagnostic.notes)
-    return entry
-
-
-def compact_text(
-    code: Any, name: Any, severity: Any, message: Any, position: Any, notes: Any
-) -> str:
-    """``_ENCODE`` of the compact entry ``{code, name, severity, message, position?,
-    notes?}`` (``position`` left out when None, ``notes`` when None), as :func:`compact_entry`
-    and the gold comparison's entries are written, without building the dictionary or going
-    through the encoder's dispatch: the prefix up to the message is the same for every
-    diagnostic of a code, and the other values are usually a string, an integer and strings.
-    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
-    prefix = _PREFIXES.get((code, name, severity)) if type(code) is str else None
-    if prefix is None:
-        if not (type(code) is str and type(name) is str and type(severity) is str):
-            entry: dict[str, Any] = {"code": code, "name": name, "severity": severity,
-                                     "message": message}
-            if position is not None:
-                entry["position"] = position
-            if notes is not None:
-                entry["notes"] = notes
-            return _ENCODE(entry)
-        prefix = (f'{{"code": {_ENCODE_STRING(code)}, "name": {_ENCODE_STRING(name)}, '
-                  f'"severity": {_ENCODE_STRING(severity)}, "message": ')
-        if len(_PREFIXES) < 4096:
-            _PREFIXES[(code, name, severity)] = prefix
-    text = prefix + (_ENCODE_STRING(message) if type(message) is str else _ENCODE(message))
-    if position is not None:
-        text += ', "position": ' + (
-            int.__repr__(position) if type(position) is int else _ENCODE(position)
-        )
-    if notes is not None:
-        if (type(notes) is list or type(notes) is tuple) and all(
-            type(note) is str for note in notes
-        ):
-            text += ', "notes": [' + ", ".join([_ENCODE_STRING(note) for note in notes]) + "]"
-        else:
-            text += ', "notes": ' + _ENCODE(notes)
-    return text + "}"
-
-
-def diagnostic_text(diagnostic: Diagnostic) -> str:
-    """``_ENCODE(compact_entry(diagnostic))``, by :func:`compact_text`."""
-    code = diagnostic.code
-    return compact_text(
-        code,
-        diagnostic.name,
-        diagnostic.severity.label,
-        diagnostic.message,
-        diagnostic.data.get("position"),
-        list(diagnostic.notes) if code.startswith("PC6") else None,
-    )
-
-
-def entry_text(entry: dict[str, Any]) -> str:
-    """``_ENCODE(entry)`` of a compact entry dictionary (as :func:`compact_entry` and the
-    gold comparison build them), by :func:`compact_text` when it has their shape."""
-    if len(entry) >= 4:
-        keys = tuple(entry)
-        if keys[:4] == _ENTRY_KEYS and entry.get("position", 0) is not None and (
-            entry.get("notes", 0) is not None
-        ) and (len(keys) == 4 or keys[4:] in _ENTRY_TAILS):
-            return compact_text(entry["code"], entry["name"], entry["severity"],
-                                entry["message"], entry.get("position"), entry.get("notes"))
-    return _ENCODE(entry)
-
-
-_ENTRY_KEYS: Final = ("code", "name", "severity", "message")
-_ENTRY_TAILS: Final = (("position",), ("notes",), ("position", "notes"))
-_PREFIXES: dict[tuple[Any, Any, Any], str] = {}
 
 
 @dataclass(slots=True)
