@@ -33,7 +33,7 @@ import os
 import re
 import signal
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
@@ -289,13 +289,20 @@ class ItemScorer:
         # What goes beyond the reference's metrics (None when none of it is asked for).
         self.analyzer: PredictionAnalyzer | None = None
         self.trajectory: TrajectoryScorer | None = None
+        self._taskbench: Callable[[Any, Any], tuple[float | None, ...]] | None = None
         if options.static or options.equivalence or options.extended:
-            from plancheck.scoring.metrics import PredictionAnalyzer, trajectory_scorer
+            from plancheck.scoring.metrics import (
+                PredictionAnalyzer,
+                taskbench_f1s,
+                trajectory_scorer,
+            )
 
             self.analyzer = PredictionAnalyzer(
                 toolset, cache_size=options.cache_size, entries=options.lines
             )
-            self.trajectory = trajectory_scorer() if options.extended else None
+            if options.extended:
+                self.trajectory = trajectory_scorer()
+                self._taskbench = taskbench_f1s
         self._keyed = gold.single is None  # items carry their task's key (missing tasks)
         # Nothing but the reference's numbers (--parity-only without --per-item): the item
         # is the verdict's first five fields.
@@ -441,7 +448,8 @@ class ItemScorer:
         self, prediction: list[Any] | None, gold_plan: Any
     ) -> tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]]:
         """The TaskBench F1s and the trajectory metrics of a prediction."""
-        f1 = _taskbench_f1s(prediction, gold_plan)
+        assert self._taskbench is not None  # (asked for only with options.extended)
+        f1 = self._taskbench(prediction, gold_plan)
         if self.trajectory is None:
             return f1, ()
         return f1, _numeric(self.trajectory(prediction, gold_plan))
@@ -517,7 +525,8 @@ class ItemScorer:
             item.lint_codes = (code,)
         if self.options.extended:
             gold_plan = task.plan if task is not None else []
-            item.f1 = _taskbench_f1s(None, gold_plan)
+            assert self._taskbench is not None
+            item.f1 = self._taskbench(None, gold_plan)
             if self.trajectory is not None:
                 item.trajectory = _numeric(self.trajectory(None, gold_plan))
         if self.options.lines:
@@ -537,14 +546,6 @@ class ItemScorer:
 
 
 _NONE: Final[tuple[None, None]] = (None, None)
-
-
-def _taskbench_f1s(prediction: list[Any] | None, gold_plan: Any) -> tuple[float | None, ...]:
-    """The TaskBench F1s of a prediction, in the order of ``TASKBENCH_METRICS``."""
-    from plancheck.scoring.metrics import TASKBENCH_METRICS, taskbench_scores
-
-    scores = taskbench_scores(prediction, gold_plan)
-    return tuple(scores[name] for name in TASKBENCH_METRICS)
 
 
 def _numeric(values: Any) -> tuple[tuple[str, float], ...]:

@@ -42,6 +42,7 @@ __all__ = [
     "compact_entry",
     "compact_text",
     "entry_text",
+    "taskbench_f1s",
     "taskbench_scores",
     "trajectory_scorer",
 ]
@@ -399,7 +400,7 @@ class PredictionAnalyzer:
                 continue
             key: Any = None
             if texts is not None and build in VALUE_BUILDERS:
-                frozen = _frozen(args)
+                frozen = _arguments_key(args)
                 if frozen is not _UNFROZEN:
                     key = (build, frozen)
                     text = texts.get(key)
@@ -442,6 +443,21 @@ _UNFROZEN: Final = object()
 _TRUE: Final = object()  # booleans in frozen values (True == 1 and hash alike)
 _FALSE: Final = object()
 _FLOAT: Final = object()  # a float is frozen with its repr (0.0 == -0.0, and NaN != NaN)
+
+
+def _arguments_key(args: Any) -> Any:
+    """A hashable stand-in for a value builder's arguments, equal for two of them only when
+    they are the same values of the same types, as :func:`_frozen`'s: their marshal bytes
+    (marshal writes only exact types, each read back as it was; the leading span, a named
+    tuple, written as the plain tuple of its fields) when they serialise, else ``_frozen``'s.
+    The usual arguments, a span and a few strings and numbers, serialise several times faster
+    than ``_frozen`` walks them."""
+    if type(args) is tuple and args and type(args[0]) is Span:
+        try:
+            return marshal.dumps((tuple(args[0]), *args[1:]), 2)
+        except ValueError:  # something marshal does not write: a nested span, ...
+            pass
+    return _frozen(args)
 
 
 def _frozen(value: Any, depth: int = 0) -> Any:
@@ -723,14 +739,16 @@ def taskbench_scores(prediction: list[Any] | None, gold: Any) -> dict[str, float
     (tool, input key, value) triples. All are multisets, so a tool called twice counts twice.
     An F1 is ``None`` when neither plan has anything of its kind (edges of two one-step plans).
     """
+    return dict(zip(TASKBENCH_METRICS, taskbench_f1s(prediction, gold), strict=True))
+
+
+def taskbench_f1s(prediction: list[Any] | None, gold: Any) -> tuple[float | None, ...]:
+    """The values of :func:`taskbench_scores`, in the order of :data:`TASKBENCH_METRICS`."""
     gold_parts: tuple[Counter[Any], ...] = _gold_graph(gold if isinstance(gold, list) else [])
     if prediction is None:
-        return {
-            name: (0.0 if sum(part.values()) else None)
-            for name, part in zip(TASKBENCH_METRICS, gold_parts, strict=True)
-        }
+        return tuple(0.0 if sum(part.values()) else None for part in gold_parts)
     mine: tuple[Counter[Any], ...] = _graph(prediction)
-    return {name: _f1(p, g) for name, p, g in zip(TASKBENCH_METRICS, mine, gold_parts, strict=True)}
+    return tuple(_f1(p, g) for p, g in zip(mine, gold_parts, strict=True))
 
 
 # --------------------------------------------------------------------------- DORA trajectories

@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Severity, make
+from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring.gold import _json_text, _show
 from plancheck.scoring.metrics import (
     PredictionAnalyzer,
+    _arguments_key,
     _frozen,
     compact_entry,
     compact_text,
@@ -90,6 +92,24 @@ def test_frozen_values_are_equal_only_for_the_same_json(a: Any, b: Any) -> None:
     if fa == fb and fa is not _frozen(object()):
         assert _reference(a) == _reference(b)
         assert _shape(a) == _shape(b)
+
+
+spans = st.builds(Span, texts, st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
+                  st.integers(0, 3), st.none() | texts, st.integers(-1, 3), st.integers(-1, 3),
+                  st.booleans())
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=st.tuples(spans, json_values, json_values), b=st.tuples(spans, json_values, json_values))
+def test_arguments_keys_are_equal_only_for_the_same_values(a: Any, b: Any) -> None:
+    """Builders' arguments (a span first) are kept by a key equal only for equal values of
+    equal types, like _frozen's; equal arguments get equal keys at least from _frozen."""
+    ka, kb = _arguments_key(a), _arguments_key(b)
+    if ka == kb and ka is not _frozen(object()):
+        assert a[0] == b[0] and _shape(tuple(a[0])) == _shape(tuple(b[0]))
+        assert _reference(a[1:]) == _reference(b[1:])
+        assert _shape(a[1:]) == _shape(b[1:])
+    assert _arguments_key(a) == ka  # the same arguments, the same key
 
 
 def _shape(value: Any) -> Any:
