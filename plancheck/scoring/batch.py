@@ -185,7 +185,7 @@ def _jsonl_records(handle: Iterable[bytes], source: str) -> Iterator[RawRecord]:
                 f"the line is not UTF-8 text (byte 0x{data[error.start]:02x} at column "
                 f"{error.start + 1})"))
             continue
-        if line.strip():
+        if line and not line.isspace():  # (what line.strip() tells, without a copy)
             yield RawRecord(source, number, text=line)
 
 
@@ -754,9 +754,21 @@ class PerItemWriter:
             self._lock.release()
             raise
         self._closed = False
+        # Lines not yet handed to the file: written a few hundred at a time, one call each
+        # rather than one per line (close writes the rest before the file is put in place).
+        self._pending: list[str] = []
 
     def write(self, line: str) -> None:
-        self._out.write(line + "\n")
+        pending = self._pending
+        pending.append(line)
+        if len(pending) >= _PENDING_LINES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._pending.append("")  # the last line's newline
+            self._out.write("\n".join(self._pending))
+            self._pending.clear()
 
     def close(self) -> None:
         """Put the finished file in place."""
@@ -764,6 +776,11 @@ class PerItemWriter:
             return
         self._closed = True
         try:
+            try:
+                self._flush()
+            except BaseException:
+                self._out.discard()  # (commit cleans up after itself, the flush must too)
+                raise
             self._out.commit()
         finally:
             self._lock.release()
@@ -773,6 +790,7 @@ class PerItemWriter:
         if self._closed:
             return
         self._closed = True
+        self._pending.clear()
         self._out.discard()
         self._lock.release()
 
@@ -784,6 +802,9 @@ class PerItemWriter:
             self.close()
         else:
             self.discard()
+
+
+_PENDING_LINES: Final = 256
 
 
 # --------------------------------------------------------------------------- summary
@@ -840,6 +861,19 @@ class Summary:
                 self._tally(row, 1)
             else:
                 rows[row] = 1
+
+    def copy(self, *, name: str) -> Summary:
+        """The same counts under another name, copied (each can go on counting)."""
+        return Summary(
+            name,
+            self.n,
+            self.unmatched,
+            {metric: Counter(levels) for metric, levels in self.f1.items()},
+            {metric: Counter(levels) for metric, levels in self.trajectory.items()},
+            set(self.seen_tasks),
+            dict(self._outcomes),
+            dict(self._rows),
+        )
 
     def _fold(self) -> None:
         """Add the rows kept so far to the histograms."""

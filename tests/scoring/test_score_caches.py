@@ -198,6 +198,24 @@ def test_more_distinct_rows_than_kept_fold_early_in_order() -> None:
     assert document["taskbench"]["node_f1"]["n"] == len(items)
 
 
+def test_a_copied_summary_counts_what_adding_every_item_again_counts() -> None:
+    """``plancheck score`` with one file copies its summary as the total."""
+    rng = random.Random(2)
+    items = [ScoredItem(None, em=rng.random() < 0.5, static_valid=rng.choice([None, True]),
+                        fpof_type=rng.choice([None, "early_stop", "agent_mismatch"]),
+                        task_key=str(rng.randint(1, 5)), lint_codes=("PC101",) * rng.randint(0, 1),
+                        f1=(rng.random(), 1.0, None, 0.5), trajectory=(("x", rng.random()),))
+             for _ in range(300)]
+    items.append(ScoredItem(None, scored=False))
+    original, total = Summary(name="a.jsonl"), Summary(name="all")
+    for item in items:
+        original.add(item)
+        total.add(item)
+    copied = original.copy(name="all")
+    assert original.to_dict(resamples=50)["name"] == "a.jsonl"
+    assert copied.to_dict(resamples=50) == total.to_dict(resamples=50)
+
+
 # --------------------------------------------------------------------------- the bootstrap
 
 
