@@ -474,11 +474,10 @@ def _step_divergences(
     position: int, predicted: dict[str, Any], gold: _StepFacts | None
 ) -> list[_Divergence]:
     """How a predicted step differs from its gold step, field by field in the order the
-    reference's FPoF walk checks them, each with the code of its mismatch."""
+    reference's FPoF walk checks them, each with the code of its mismatch (for a step not
+    already known to equal its gold step: see :func:`_divergences`)."""
     if gold is None:
         return [_Divergence(position, "", "PC602")]
-    if predicted == gold.item and _equal_step_same_types(predicted, gold):
-        return []  # the common case, settled (mostly) at C speed
     get = predicted.get
     found: list[_Divergence] = []
     if get("step") != gold.step:
@@ -808,7 +807,10 @@ def _divergences(prediction: list[Any], task: GoldTask) -> list[_Divergence]:
     facts = task.step_facts
     divergences: list[_Divergence] = []
     for i in range(min(len(prediction), len(facts))):
-        divergences.extend(_step_divergences(i, prediction[i], facts[i]))
+        step, gold = prediction[i], facts[i]
+        if gold is not None and step == gold.item and _equal_step_same_types(step, gold):
+            continue  # the common case, settled (mostly) at C speed
+        divergences.extend(_step_divergences(i, step, gold))
     return divergences
 
 
