@@ -27,6 +27,7 @@ from plancheck.scoring.metrics import (
     diagnostic_text,
     entry_text,
 )
+from plancheck.scoring.reference import _indented
 
 
 def _reference(value: Any) -> str:
@@ -177,3 +178,11 @@ def test_shown_values_are_the_encoders_text(value: Any) -> None:
     assert text is None or text == _reference(value)
     shown = _reference(value)
     assert _show(value) == (shown if len(shown) <= 60 else shown[:57] + "...")
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=deep_values, indent=st.sampled_from([0, 1, 2, 4]))
+def test_indented_spellings_are_json_dumps(value: Any, indent: int) -> None:
+    """The gold plans' indented spellings (plancheck.scoring.reference) are json.dumps's."""
+    text = _indented(value, " " * indent, "\n")
+    assert text is None or text == json.dumps(value, indent=indent)
