@@ -281,6 +281,26 @@ def test_remembered_rates_are_the_resampled_ones(k: int, n: int, seed: int) -> N
     assert estimate_rate(k, n, resamples=100, seed=seed, name="em") == first
 
 
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(2, 20_000), data=st.data())
+def test_binomial_tables_sum_the_log_pmf_in_order(n: int, data: st.DataObject) -> None:
+    """The rates' tables, by their definition: a running total of each point's probability
+    (relative to the likeliest), the log-pmf computed term by term in this order."""
+    p = data.draw(st.integers(1, n - 1)) / n
+    sd = math.sqrt(n * p * (1 - p))
+    low = max(0, math.floor(n * p - 12.0 * sd) - 1)
+    high = min(n, math.ceil(n * p + 12.0 * sd) + 1)
+    log_n, log_p, log_q = math.lgamma(n + 1), math.log(p), math.log1p(-p)
+    logs = [log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q
+            for k in range(low, high + 1)]
+    peak = max(logs)
+    cumulative, total = [], 0.0
+    for value in logs:
+        total += math.exp(value - peak)
+        cumulative.append(total)
+    assert bootstrap._binomial_table(n, p) == (list(range(low, high + 1)), cumulative)
+
+
 # --------------------------------------------------------------------------- references
 
 
