@@ -9,7 +9,9 @@ Labels point into the prediction (JSON pointers the caller resolves) and, when t
 positions are wanted, into the gold file (already resolved).
 
 ``plancheck check PRED --gold GOLD`` calls :func:`add_gold_diagnostics` on every report;
-``plancheck score`` (:mod:`plancheck.scoring.batch`) uses :func:`fpof_diagnostics` without spans.
+``plancheck score`` (:mod:`plancheck.scoring.batch`) writes the same diagnostic, without spans,
+in its per-item lines (:func:`fpof_text`: no :class:`Diagnostic` is built), where diagnostics
+are listed in a compact form (:func:`compact_entry`, written out by :func:`compact_text`).
 """
 
 from __future__ import annotations
