@@ -173,6 +173,9 @@ def run(args: argparse.Namespace) -> int:
     )
     summaries = {path: Summary(name=path) for path in args.predictions}
     total = Summary(name="all")
+    # With one file (every item is its), the total counts what the file's summary counts:
+    # added up once, and copied when done.
+    single = summaries[args.predictions[0]] if len(summaries) == 1 else None
     problems: list[str] = []
     writer = _per_item_writer(args.per_item) if args.per_item else None
     if writer is False:
@@ -201,12 +204,15 @@ def run(args: argparse.Namespace) -> int:
         ):
             if item.line is not None and writer is not None:
                 writer.write(item.line)
-            summary = summaries.get(item.source) or summaries.get(
-                "-" if item.source == "<stdin>" else item.source
-            )
-            if summary is not None:
-                summary.add(item)
-            total.add(item)
+            if single is not None:
+                single.add(item)
+            else:
+                summary = summaries.get(item.source) or summaries.get(
+                    "-" if item.source == "<stdin>" else item.source
+                )
+                if summary is not None:
+                    summary.add(item)
+                total.add(item)
             if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
                 problems.append(f"{item.source}: {item.problem}")
     except InputError as error:
@@ -229,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
                   f"{error.strerror or error}", file=sys.stderr)
             return EXIT_ERROR
+    if single is not None:
+        total = single.copy(name="all")
     documents = [
         s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
     ]

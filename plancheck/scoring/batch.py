@@ -33,10 +33,10 @@ import os
 import re
 import signal
 from collections import Counter, OrderedDict, deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from plancheck import fast_json
 from plancheck.ir.nodes import Toolset
@@ -44,20 +44,17 @@ from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_me
 from plancheck.scoring.gold import (
     GoldIndex,
     GoldTask,
+    entry_text,
     fpof_category,
-    fpof_entry,
+    fpof_text,
     task_key,
 )
-from plancheck.scoring.metrics import (
-    TASKBENCH_METRICS,
-    PredictionAnalyzer,
-    StaticResult,
-    TrajectoryScorer,
-    entry_text,
-    taskbench_scores,
-    trajectory_scorer,
-)
 from plancheck.scoring.reference import ReferenceVerdict, score_completion, score_plan
+
+if TYPE_CHECKING:
+    # plancheck.scoring.metrics is imported only when its metrics are asked for: it loads the
+    # static checker, which the reference's metrics alone (--parity-only) never need.
+    from plancheck.scoring.metrics import PredictionAnalyzer, StaticResult, TrajectoryScorer
 
 __all__ = [
     "PER_ITEM_FIELDS",
@@ -188,7 +185,7 @@ def _jsonl_records(handle: Iterable[bytes], source: str) -> Iterator[RawRecord]:
                 f"the line is not UTF-8 text (byte 0x{data[error.start]:02x} at column "
                 f"{error.start + 1})"))
             continue
-        if line.strip():
+        if line and not line.isspace():  # (what line.strip() tells, without a copy)
             yield RawRecord(source, number, text=line)
 
 
@@ -289,10 +286,23 @@ class ItemScorer:
     def __init__(self, gold: GoldIndex, toolset: Toolset, options: ScoreOptions) -> None:
         self.gold = gold
         self.options = options
-        self.analyzer = PredictionAnalyzer(
-            toolset, cache_size=options.cache_size, entries=options.lines
-        )
-        self.trajectory: TrajectoryScorer | None = trajectory_scorer() if options.extended else None
+        # What goes beyond the reference's metrics (None when none of it is asked for).
+        self.analyzer: PredictionAnalyzer | None = None
+        self.trajectory: TrajectoryScorer | None = None
+        self._taskbench: Callable[[Any, Any], tuple[float | None, ...]] | None = None
+        if options.static or options.equivalence or options.extended:
+            from plancheck.scoring.metrics import (
+                PredictionAnalyzer,
+                taskbench_f1s,
+                trajectory_scorer,
+            )
+
+            self.analyzer = PredictionAnalyzer(
+                toolset, cache_size=options.cache_size, entries=options.lines
+            )
+            if options.extended:
+                self.trajectory = trajectory_scorer()
+                self._taskbench = taskbench_f1s
         self._keyed = gold.single is None  # items carry their task's key (missing tasks)
         # Nothing but the reference's numbers (--parity-only without --per-item): the item
         # is the verdict's first five fields.
@@ -383,10 +393,11 @@ class ItemScorer:
     ) -> ScoredItem:
         em, tool_acc, param_acc, dep_acc, fpof_type, fpof_step, prediction = verdict[:7]
         options = self.options
+        analyzer = self.analyzer  # (there is one whenever static, equivalence or extended)
         static: StaticResult | None = None
         exec_equiv: bool | None = em  # exact match implies execution equivalence
-        if options.static or (options.equivalence and not em):
-            equivalent, static = self.analyzer.assess(
+        if analyzer is not None and (options.static or (options.equivalence and not em)):
+            equivalent, static = analyzer.assess(
                 prediction,
                 task.plan if options.equivalence else None,
                 em=em,
@@ -411,8 +422,8 @@ class ItemScorer:
         if static is not None:
             item.static_valid = static.valid
             item.lint_codes = static.codes
-        if options.extended:
-            item.f1, item.trajectory = self.analyzer.against_gold(
+        if analyzer is not None and options.extended:
+            item.f1, item.trajectory = analyzer.against_gold(
                 prediction, task.plan, lambda: self._extended(prediction, task.plan)
             )
         if options.lines:
@@ -437,8 +448,8 @@ class ItemScorer:
         self, prediction: list[Any] | None, gold_plan: Any
     ) -> tuple[tuple[float | None, ...], tuple[tuple[str, float], ...]]:
         """The TaskBench F1s and the trajectory metrics of a prediction."""
-        scores = taskbench_scores(prediction, gold_plan)
-        f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
+        assert self._taskbench is not None  # (asked for only with options.extended)
+        f1 = self._taskbench(prediction, gold_plan)
         if self.trajectory is None:
             return f1, ()
         return f1, _numeric(self.trajectory(prediction, gold_plan))
@@ -460,8 +471,7 @@ class ItemScorer:
                 if found is not None:
                     self._entries.move_to_end(key)
                     return found
-        entry = fpof_entry(verdict, task)
-        text = entry_text(entry) if entry is not None else ""
+        text = fpof_text(verdict, task)
         if key is not None and self._entries is not None:
             self._entries[key] = text
             if len(self._entries) > self.options.cache_size:
@@ -515,8 +525,8 @@ class ItemScorer:
             item.lint_codes = (code,)
         if self.options.extended:
             gold_plan = task.plan if task is not None else []
-            scores = taskbench_scores(None, gold_plan)
-            item.f1 = tuple(scores[name] for name in TASKBENCH_METRICS)
+            assert self._taskbench is not None
+            item.f1 = self._taskbench(None, gold_plan)
             if self.trajectory is not None:
                 item.trajectory = _numeric(self.trajectory(None, gold_plan))
         if self.options.lines:
@@ -588,15 +598,15 @@ _FPOF_TAILS: dict[tuple[str, int], str] = {}
 
 def clear_caches() -> None:
     """Forget everything scoring remembers across batches in this process (bootstrap tables
-    and estimates, how strings read as references, what is known of gold steps, encoded
-    FPoF fields): a benchmark that scores again in one process then pays for them as a new
-    process does. Results never depend on it."""
+    and estimates, how strings read as references, encoded FPoF fields): a benchmark that
+    scores again in one process then pays for them as a new process does (what is known of
+    gold steps lives with the gold index). Results never depend on it."""
     from plancheck.dora import paper_metrics
-    from plancheck.scoring import bootstrap, gold
+    from plancheck.scoring import bootstrap, metrics
 
     bootstrap.clear_caches()
     paper_metrics.clear_caches()
-    gold.clear_caches()
+    metrics.clear_caches()
     _FPOF_TAILS.clear()
 
 
@@ -744,9 +754,21 @@ class PerItemWriter:
             self._lock.release()
             raise
         self._closed = False
+        # Lines not yet handed to the file: written a few hundred at a time, one call each
+        # rather than one per line (close writes the rest before the file is put in place).
+        self._pending: list[str] = []
 
     def write(self, line: str) -> None:
-        self._out.write(line + "\n")
+        pending = self._pending
+        pending.append(line)
+        if len(pending) >= _PENDING_LINES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._pending.append("")  # the last line's newline
+            self._out.write("\n".join(self._pending))
+            self._pending.clear()
 
     def close(self) -> None:
         """Put the finished file in place."""
@@ -754,6 +776,11 @@ class PerItemWriter:
             return
         self._closed = True
         try:
+            try:
+                self._flush()
+            except BaseException:
+                self._out.discard()  # (commit cleans up after itself, the flush must too)
+                raise
             self._out.commit()
         finally:
             self._lock.release()
@@ -763,6 +790,7 @@ class PerItemWriter:
         if self._closed:
             return
         self._closed = True
+        self._pending.clear()
         self._out.discard()
         self._lock.release()
 
@@ -774,6 +802,9 @@ class PerItemWriter:
             self.close()
         else:
             self.discard()
+
+
+_PENDING_LINES: Final = 256
 
 
 # --------------------------------------------------------------------------- summary
@@ -831,6 +862,19 @@ class Summary:
             else:
                 rows[row] = 1
 
+    def copy(self, *, name: str) -> Summary:
+        """The same counts under another name, copied (each can go on counting)."""
+        return Summary(
+            name,
+            self.n,
+            self.unmatched,
+            {metric: Counter(levels) for metric, levels in self.f1.items()},
+            {metric: Counter(levels) for metric, levels in self.trajectory.items()},
+            set(self.seen_tasks),
+            dict(self._outcomes),
+            dict(self._rows),
+        )
+
     def _fold(self) -> None:
         """Add the rows kept so far to the histograms."""
         for row, count in self._rows.items():
@@ -842,6 +886,8 @@ class Summary:
     ) -> None:
         f1, trajectory = row
         if f1:
+            from plancheck.scoring.metrics import TASKBENCH_METRICS
+
             _tally(self.f1, zip(TASKBENCH_METRICS, f1, strict=False), count)
         if trajectory:
             _tally(self.trajectory, trajectory, count)
@@ -952,6 +998,8 @@ class Summary:
             }
         self._fold()
         if self.f1:
+            from plancheck.scoring.metrics import TASKBENCH_METRICS
+
             document["taskbench"] = {
                 name: _mean(self.f1[name], resamples, seed, name)
                 for name in TASKBENCH_METRICS

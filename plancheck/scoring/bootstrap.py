@@ -23,6 +23,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from operator import mul
 from typing import Any, Final
 
@@ -79,16 +80,13 @@ def _percentiles(replicates: list[float]) -> tuple[float, float]:
     return at(0.025), at(0.975)
 
 
-def _table(low: int, high: int, log_pmf: Any) -> tuple[list[int], list[float]]:
-    support = list(range(low, high + 1))
-    logs = [log_pmf(k) for k in support]
+def _table(support: list[int], logs: list[float]) -> tuple[list[int], list[float]]:
+    """The support and cumulative weights of a distribution given by its log-probabilities
+    there (scaled by the largest: only ratios matter)."""
     peak = max(logs)
-    cumulative: list[float] = []
-    total = 0.0
-    for value in logs:
-        total += math.exp(value - peak)
-        cumulative.append(total)
-    return support, cumulative
+    # accumulate adds in order, exactly as a running total would (its first sum is the first
+    # weight, as 0.0 + weight is).
+    return support, list(accumulate([math.exp(value - peak) for value in logs]))
 
 
 def _binomial_draws(n: int, p: float, count: int, rng: random.Random) -> list[int]:
@@ -108,11 +106,12 @@ def _binomial_table(n: int, p: float) -> tuple[list[int], list[float]]:
     high = min(n, math.ceil(n * p + _TAIL_SDS * sd) + 1)
     log_n = math.lgamma(n + 1)
     log_p, log_q = math.log(p), math.log1p(-p)
-
-    def log_pmf(k: int) -> float:
-        return log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q
-
-    return _table(low, high, log_pmf)
+    lgamma = math.lgamma
+    support = list(range(low, high + 1))
+    # (The log-pmf written out in the comprehension: a call per point costs more than it.)
+    logs = [log_n - lgamma(k + 1) - lgamma(n - k + 1) + k * log_p + (n - k) * log_q
+            for k in support]
+    return _table(support, logs)
 
 
 def _poisson_draws(mean: float, count: int, rng: random.Random) -> list[int]:
@@ -126,11 +125,10 @@ def _poisson_table(mean: float) -> tuple[list[int], list[float]]:
     low = max(0, math.floor(mean - _TAIL_SDS * sd) - 1)
     high = math.ceil(mean + _TAIL_SDS * sd) + 10
     log_mean = math.log(mean)
-
-    def log_pmf(k: int) -> float:
-        return k * log_mean - mean - math.lgamma(k + 1)
-
-    return _table(low, high, log_pmf)
+    lgamma = math.lgamma
+    support = list(range(low, high + 1))
+    logs = [k * log_mean - mean - lgamma(k + 1) for k in support]  # the log-pmf, as above
+    return _table(support, logs)
 
 
 def estimate_rate(

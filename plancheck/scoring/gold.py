@@ -9,7 +9,9 @@ Labels point into the prediction (JSON pointers the caller resolves) and, when t
 positions are wanted, into the gold file (already resolved).
 
 ``plancheck check PRED --gold GOLD`` calls :func:`add_gold_diagnostics` on every report;
-``plancheck score`` (:mod:`plancheck.scoring.batch`) uses :func:`fpof_diagnostics` without spans.
+``plancheck score`` (:mod:`plancheck.scoring.batch`) writes the same diagnostic, without spans,
+in its per-item lines (:func:`fpof_text`: no :class:`Diagnostic` is built), where diagnostics
+are listed in a compact form (:func:`compact_entry`, written out by :func:`compact_text`).
 """
 
 from __future__ import annotations
@@ -37,10 +39,15 @@ __all__ = [
     "GoldTask",
     "Locator",
     "add_gold_diagnostics",
+    "compact_entry",
+    "compact_text",
     "composition_of",
+    "diagnostic_text",
+    "entry_text",
     "fpof_category",
     "fpof_diagnostics",
     "fpof_entry",
+    "fpof_text",
     "task_key",
 ]
 
@@ -65,15 +72,6 @@ _CODE_FOR_TYPE: Final = {
     "exception": "PC611",
 }
 
-# Step fields in the order the reference's FPoF walk checks them, with the code of a mismatch.
-_FIELD_CODES: Final = (
-    ("step", "PC603"),
-    ("agent", "PC604"),
-    ("inputs", "PC605"),
-    ("outputs", "PC606"),
-    ("dependence", "PC607"),
-    ("dependence_content", "PC608"),
-)
 _MAX_CASCADED_NOTES: Final = 6
 
 
@@ -145,6 +143,7 @@ class GoldTask:
     positions: Positions | None
     _prepared: GoldPlan | None = field(default=None, repr=False)
     key: str | None = field(default=None, init=False)  # task_key(task_id), how it is matched
+    _facts: tuple[_StepFacts | None, ...] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.key = task_key(self.task_id)
@@ -155,6 +154,15 @@ class GoldTask:
         if self._prepared is None:
             self._prepared = prepare_gold(self.plan)
         return self._prepared
+
+    @property
+    def step_facts(self) -> tuple[_StepFacts | None, ...]:
+        """What the FPoF diagnostic compares of each gold step (once; None: not an object,
+        and nothing when the plan is not a list)."""
+        if self._facts is None:
+            plan = self.plan if isinstance(self.plan, list) else []
+            self._facts = tuple(_StepFacts.of(item) for item in plan)
+        return self._facts
 
     @property
     def depth(self) -> int:
@@ -334,6 +342,52 @@ def _jsonl_tasks(text: str, file: str, lines: LineIndex) -> dict[str, GoldTask]:
 # --------------------------------------------------------------------------- divergences
 
 
+class _StepFacts(NamedTuple):
+    """What the FPoF diagnostic compares of one gold step object, looked up once per task
+    (each gold step is compared with many predictions)."""
+
+    step: Any
+    agent: Any
+    inputs: Any
+    outputs: Any
+    dependence: list[Any] | None  # its members, sorted; None when sorting them raises
+    dependence_ints: bool  # those members are all integers
+    content: Any  # dependence_content
+    inputs_plain: bool  # is_plain(inputs), and so on: ``==`` is the type-exact equality
+    outputs_plain: bool
+    content_plain: bool
+    # Every value but ``step`` and a ``dependence`` array is plain: two equal steps can
+    # differ in type only there.
+    plain_but_numbers: bool
+    item: dict[str, Any]
+
+    @classmethod
+    def of(cls, item: Any) -> _StepFacts | None:
+        if not isinstance(item, dict):
+            return None
+        inputs, outputs = item.get("inputs"), item.get("outputs")
+        content = item.get("dependence_content")
+        dependence = _sorted_dependence(item.get("dependence"))
+        return cls(
+            item.get("step"),
+            item.get("agent"),
+            inputs,
+            outputs,
+            dependence,
+            dependence is not None and _all_ints(dependence),
+            content,
+            is_plain(inputs),
+            is_plain(outputs),
+            is_plain(content),
+            all(
+                is_plain(value)
+                for key, value in item.items()
+                if key != "step" and not (key == "dependence" and type(value) is list)
+            ),
+            item,
+        )
+
+
 def _same(a: Any, b: Any) -> bool:
     """The reference's type-exact deep equality (1, 1.0 and true all differ, a nested
     ``dependence`` compared sorted); where the reference would raise (an unsortable
@@ -344,17 +398,17 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> bool:
+def _equal_step_same_types(predicted: dict[str, Any], gold: _StepFacts) -> bool:
     """For steps already ``==``: whether they are also equal type-exactly. Benchmark gold
     steps hold only strings besides the integer ``step`` and ``dependence`` members, so only
     those need a look; anything else takes the full comparison."""
-    if _plain_but_numbers(gold):
-        # Only the step number and the dependence members can differ in type (each gold
-        # step is compared with many predictions: its other values are looked at once).
-        number = gold.get("step", _ABSENT)
+    item = gold.item
+    if gold.plain_but_numbers:
+        # Only the step number and the dependence members can differ in type.
+        number = item.get("step", _ABSENT)
         if number is not _ABSENT and type(predicted.get("step")) is not type(number):
             return False
-        dependence = gold.get("dependence")
+        dependence = item.get("dependence")
         if type(dependence) is list:
             mine = predicted.get("dependence")
             if type(mine) is not list or any(
@@ -362,7 +416,7 @@ def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> b
             ):
                 return False
         return True
-    for key, value in gold.items():
+    for key, value in item.items():
         if key == "step":
             if type(predicted.get(key)) is not type(value):
                 return False
@@ -373,33 +427,11 @@ def _equal_step_same_types(predicted: dict[str, Any], gold: dict[str, Any]) -> b
             ):
                 return False
         elif not is_plain(value):
-            return _same(predicted, gold)
+            return _same(predicted, item)
     return True
 
 
 _ABSENT: Final = object()
-# Gold steps by identity (each kept in its entry, so that its id is not reused while cached):
-# whether every value but ``step`` and a ``dependence`` array is plain (:func:`is_plain`).
-_PLAIN_STEPS: dict[int, tuple[dict[str, Any], bool]] = {}
-
-
-def clear_caches() -> None:
-    """Forget what is known of gold steps (for benchmarks that must start cold)."""
-    _PLAIN_STEPS.clear()
-
-
-def _plain_but_numbers(gold: dict[str, Any]) -> bool:
-    entry = _PLAIN_STEPS.get(id(gold))
-    if entry is None or entry[0] is not gold:
-        if len(_PLAIN_STEPS) >= 8192:
-            _PLAIN_STEPS.clear()
-        plain = all(
-            is_plain(value)
-            for key, value in gold.items()
-            if key != "step" and not (key == "dependence" and type(value) is list)
-        )
-        entry = _PLAIN_STEPS[id(gold)] = (gold, plain)
-    return entry[1]
 
 
 def _sorted_dependence(value: Any) -> list[Any] | None:
@@ -409,15 +441,29 @@ def _sorted_dependence(value: Any) -> list[Any] | None:
         return None
 
 
-def _field_differs(name: str, predicted: Any, gold: Any) -> bool:
-    if name in ("step", "agent"):
-        return bool(predicted != gold)
-    if name == "dependence":
-        mine, theirs = _sorted_dependence(predicted), _sorted_dependence(gold)
-        return mine is None or theirs is None or not _same(mine, theirs)
+def _value_differs(predicted: Any, gold: Any, plain: bool) -> bool:
+    """Whether a step value differs type-exactly from the gold step's (``plain``: whether
+    :func:`is_plain` holds of the gold value)."""
     if predicted != gold:  # at C speed; type-exact equality implies ==
         return True
-    return not (is_plain(gold) or _same(predicted, gold))
+    return not (plain or _same(predicted, gold))
+
+
+def _dependence_differs(predicted: Any, gold: list[Any] | None, gold_ints: bool) -> bool:
+    """Whether a step's dependence differs from the gold step's sorted members (quirk 14;
+    ``gold_ints``: they are all integers)."""
+    if gold_ints and type(predicted) is list and _all_ints(predicted):
+        # Integers sort, and compare type-exactly with integers as they compare.
+        return sorted(predicted) != gold
+    mine = _sorted_dependence(predicted)
+    return mine is None or gold is None or not _same(mine, gold)
+
+
+def _all_ints(values: list[Any]) -> bool:
+    for value in values:  # noqa: SIM110 - a plain loop: faster than all() on short lists
+        if type(value) is not int:
+            return False
+    return True
 
 
 class _Divergence(NamedTuple):  # a named tuple: failed items have several, built fast
@@ -426,16 +472,29 @@ class _Divergence(NamedTuple):  # a named tuple: failed items have several, buil
     code: str
 
 
-def _step_divergences(position: int, predicted: dict[str, Any], gold: Any) -> list[_Divergence]:
-    if not isinstance(gold, dict):
+def _step_divergences(
+    position: int, predicted: dict[str, Any], gold: _StepFacts | None
+) -> list[_Divergence]:
+    """How a predicted step differs from its gold step, field by field in the order the
+    reference's FPoF walk checks them, each with the code of its mismatch (for a step not
+    already known to equal its gold step: see :func:`_divergences`)."""
+    if gold is None:
         return [_Divergence(position, "", "PC602")]
-    if predicted == gold and _equal_step_same_types(predicted, gold):
-        return []  # the common case, settled (mostly) at C speed
-    return [
-        _Divergence(position, name, code)
-        for name, code in _FIELD_CODES
-        if _field_differs(name, predicted.get(name), gold.get(name))
-    ]
+    get = predicted.get
+    found: list[_Divergence] = []
+    if get("step") != gold.step:
+        found.append(_Divergence(position, "step", "PC603"))
+    if get("agent") != gold.agent:
+        found.append(_Divergence(position, "agent", "PC604"))
+    if _value_differs(get("inputs"), gold.inputs, gold.inputs_plain):
+        found.append(_Divergence(position, "inputs", "PC605"))
+    if _value_differs(get("outputs"), gold.outputs, gold.outputs_plain):
+        found.append(_Divergence(position, "outputs", "PC606"))
+    if _dependence_differs(get("dependence"), gold.dependence, gold.dependence_ints):
+        found.append(_Divergence(position, "dependence", "PC607"))
+    if _value_differs(get("dependence_content"), gold.content, gold.content_plain):
+        found.append(_Divergence(position, "dependence_content", "PC608"))
+    return found
 
 
 # --------------------------------------------------------------------------- diagnostics
@@ -446,14 +505,55 @@ Locator = Callable[[int | None, str | None], Span | None]
 
 
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # built once, not per call
+# What that encoder does with a string (it calls this directly), without its dispatch.
+_ENCODE_STRING: Final = json.encoder.encode_basestring
+# How deep _json_text writes values itself: step values are shallow, and deeper ones (where
+# the encoder's own recursion limit could matter) are left to the encoder.
+_SHALLOW: Final = 3
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    try:
-        text = _ENCODE(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    text = _json_text(value, 0)
+    if text is None:
+        try:
+            text = _ENCODE(value)
+        except (TypeError, ValueError):
+            text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_text(value: Any, depth: int) -> str | None:
+    """``_ENCODE(value)`` for what steps usually hold (strings, null, booleans, integers, and
+    arrays and string-keyed objects of them, a few levels deep), written without the
+    encoder's dispatch (a batch shows tens of thousands of values); None for anything else.
+    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
+    kind = type(value)
+    if kind is str:
+        return _ENCODE_STRING(value)
+    if value is None:
+        return "null"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if depth >= _SHALLOW:
+        return None
+    parts: list[str] = []
+    if kind is list:
+        for item in value:
+            text = _json_text(item, depth + 1)
+            if text is None:
+                return None
+            parts.append(text)
+        return "[" + ", ".join(parts) + "]"
+    if kind is dict:
+        for key, item in value.items():
+            text = _json_text(item, depth + 1)
+            if text is None or type(key) is not str:
+                return None
+            parts.append(_ENCODE_STRING(key) + ": " + text)
+        return "{" + ", ".join(parts) + "}"
+    return None
 
 
 def _input_difference(predicted: Any, gold: Any) -> tuple[str, str | None]:
@@ -581,26 +681,60 @@ def fpof_diagnostics(
     ]
 
 
+class _FpofParts(NamedTuple):
+    """What the compact gold-comparison entry of a per-item line says (:func:`fpof_entry`)."""
+
+    code: str
+    message: str
+    position: int | None  # the step it is about; None when not one step
+    notes: list[str]
+
+
 def fpof_entry(verdict: ReferenceVerdict, task: GoldTask) -> dict[str, Any] | None:
     """The gold-comparison diagnostic of :func:`fpof_diagnostics` (without spans) in the
     compact form of a per-item line: ``code``, ``name``, ``severity``, ``message``,
     ``position`` (when known) and ``notes``; None when the verdict has no first point of
     failure. Built without a :class:`Diagnostic` (a batch builds one per failed item)."""
-    if verdict.fpof_type is None:
+    parts = _fpof_parts(verdict, task)
+    if parts is None:
         return None
-    finding = _fpof_finding(verdict, task, _nowhere, _nowhere)
-    info = CODES[finding.code]
+    info = CODES[parts.code]
     entry: dict[str, Any] = {
-        "code": finding.code,
+        "code": parts.code,
         "name": info.name,
         "severity": info.severity.label,
-        "message": finding.message,
+        "message": parts.message,
     }
-    position = finding.data.get("position")
-    if position is not None:
-        entry["position"] = position
-    entry["notes"] = finding.notes
+    if parts.position is not None:
+        entry["position"] = parts.position
+    entry["notes"] = parts.notes
     return entry
+
+
+def _fpof_parts(verdict: ReferenceVerdict, task: GoldTask) -> _FpofParts | None:
+    """What :func:`fpof_entry` holds besides the code's name and severity, without the
+    dictionary, nor the spans, labels and data of :func:`fpof_diagnostics` (a batch writes
+    one per failed item)."""
+    kind = verdict.fpof_type
+    if kind is None:
+        return None
+    prediction = verdict.prediction
+    gold_plan = task.plan if isinstance(task.plan, list) else None
+    if prediction is None or gold_plan is None:
+        code, message = _whole_answer_message(verdict, kind)
+        return _FpofParts(code, message, None, _whole_answer_notes(verdict))
+    divergences = _divergences(prediction, task)
+    primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
+    position: int | None
+    if primary_index is None:
+        code, message, position = _length_failure(kind, prediction, gold_plan)
+    else:
+        first = divergences[primary_index]
+        code, message, _ = _primary_failure(first, kind, prediction, gold_plan)
+        position = first.position
+    notes = ["first point of failure: " + _verdict_words(verdict)]
+    notes += _cascade(divergences, primary_index, prediction, gold_plan)[1]
+    return _FpofParts(code, message, position, notes)
 
 
 def _nowhere(position: int | None = None, path: str | None = None) -> Span | None:
@@ -627,19 +761,14 @@ def _fpof_finding(
     if prediction is None or gold_plan is None:
         return _whole_answer_finding(verdict, kind, data, here(), there())
 
-    aligned = min(len(prediction), len(gold_plan))
-    divergences: list[_Divergence] = []
-    for i in range(aligned):
-        divergences.extend(_step_divergences(i, prediction[i], gold_plan[i]))
+    divergences = _divergences(prediction, task)
     primary_index = _primary(divergences, kind, verdict.fpof_step, gold_plan)
-    later: list[_Divergence] = []  # cascaded divergences, in plan order
     gold_note: str | None = None
     if primary_index is None:
         finding = _length_finding(kind, data, prediction, gold_plan, here, there)
-        later = divergences
     else:
         first = divergences[primary_index]
-        message, label = _describe(first, prediction, gold_plan)
+        code, message, label = _primary_failure(first, kind, prediction, gold_plan)
         # Where to point in the prediction (only asked for when there is somewhere to point).
         path = _field_path(first, prediction, gold_plan) if here is not _nowhere else None
         gold_step = gold_plan[first.position]
@@ -651,9 +780,6 @@ def _fpof_finding(
             else None,
             actual=prediction[first.position].get(first.field) if first.field else None,
         )
-        code = first.code if CODES[first.code].fpof_type == kind else _CODE_FOR_TYPE[kind]
-        if code != first.code:
-            message = f"{message} (the reference scores this as {kind})"
         primary = here(first.position, path)
         gold_span = there(first.position, first.field or None)
         finding = _Finding(
@@ -667,28 +793,69 @@ def _fpof_finding(
         )
         if gold_span is not None:
             gold_note = f"the gold plan's step is at {_where(gold_span)}"
-        later = divergences[primary_index + 1 :]
-    length_note = (
-        ["then: " + _length_sentence(len(prediction), len(gold_plan))]
-        if primary_index is not None and len(prediction) != len(gold_plan)
-        else []
-    )
-    count = len(later) + len(length_note)
+    count, cascade = _cascade(divergences, primary_index, prediction, gold_plan)
     finding.data["cascaded"] = count
+    notes = finding.notes
+    notes.append("first point of failure: " + _verdict_words(verdict))
+    if gold_note is not None:
+        notes.append(gold_note)
+    notes.extend(cascade)
+    return finding
+
+
+def _divergences(prediction: list[Any], task: GoldTask) -> list[_Divergence]:
+    """Every divergence of the prediction's steps from the gold plan's, in plan order, over
+    the steps both have."""
+    facts = task.step_facts
+    divergences: list[_Divergence] = []
+    for i in range(min(len(prediction), len(facts))):
+        step, gold = prediction[i], facts[i]
+        if gold is not None and step == gold.item and _equal_step_same_types(step, gold):
+            continue  # the common case, settled (mostly) at C speed
+        divergences.extend(_step_divergences(i, step, gold))
+    return divergences
+
+
+def _primary_failure(
+    first: _Divergence, kind: str, prediction: list[Any], gold_plan: list[Any]
+) -> tuple[str, str, str]:
+    """The code, message and label of the divergence the verdict names."""
+    message, label = _describe(first, prediction, gold_plan)
+    code = first.code if _FPOF_TYPE_OF_CODE[first.code] == kind else _CODE_FOR_TYPE[kind]
+    if code != first.code:
+        message = f"{message} (the reference scores this as {kind})"
+    return code, message, label
+
+
+def _cascade(
+    divergences: list[_Divergence],
+    primary_index: int | None,
+    prediction: list[Any],
+    gold_plan: list[Any],
+) -> tuple[int, list[str]]:
+    """How many divergences follow from the first point of failure, and the notes listing
+    them (none when there are none)."""
+    if primary_index is None:
+        later = divergences  # cascaded divergences, in plan order
+        length_note: list[str] = []
+    else:
+        later = divergences[primary_index + 1 :]
+        length_note = (
+            ["then: " + _length_sentence(len(prediction), len(gold_plan))]
+            if len(prediction) != len(gold_plan)
+            else []
+        )
+    count = len(later) + len(length_note)
     # Only the notes shown are described (describing is what costs time in a batch).
     shown = _MAX_CASCADED_NOTES if count <= _MAX_CASCADED_NOTES else _MAX_CASCADED_NOTES - 1
     notes_later = [_cascade_note(d, prediction, gold_plan) for d in later[:shown]]
     notes_later += length_note[: max(0, shown - len(notes_later))]
     if count > len(notes_later):
         notes_later.append(f"... and {count - len(notes_later)} more divergences")
-    notes = finding.notes
-    notes.append("first point of failure: " + _verdict_words(verdict))
-    if gold_note is not None:
-        notes.append(gold_note)
-    if notes_later:
-        notes.append("later divergences are cascaded from this one and are not counted:")
-        notes.extend(notes_later)
-    return finding
+    if not notes_later:
+        return count, []
+    return count, ["later divergences are cascaded from this one and are not counted:",
+                   *notes_later]
 
 
 def _gold_label(primary: Span | None, gold: Span | None, text: str) -> list[tuple[Span, str]]:
@@ -706,6 +873,10 @@ def _verdict_words(verdict: ReferenceVerdict) -> str:
     return f"{verdict.fpof_type} at step {verdict.fpof_step} ({category})"
 
 
+# The fine FPoF type each code reports (None for the codes that report none).
+_FPOF_TYPE_OF_CODE: Final = {code: info.fpof_type for code, info in CODES.items()}
+
+
 def _primary(
     divergences: list[_Divergence], kind: str, fpof_step: Any, gold: list[Any]
 ) -> int | None:
@@ -713,7 +884,7 @@ def _primary(
     one at the gold step the verdict reports."""
     if kind in ("early_stop", "hallucinated_extra_steps"):
         return None
-    matching = [i for i, d in enumerate(divergences) if CODES[d.code].fpof_type == kind]
+    matching = [i for i, d in enumerate(divergences) if _FPOF_TYPE_OF_CODE[d.code] == kind]
     for i in matching:
         position = divergences[i].position
         item = gold[position]
@@ -737,6 +908,21 @@ def _length_sentence(predicted: int, gold: int) -> str:
     )
 
 
+def _length_failure(
+    kind: str, prediction: list[Any], gold: list[Any]
+) -> tuple[str, str, int | None]:
+    """The code, message and position of a failure that no divergence stands for: the
+    prediction stops early or goes on past the gold plan (its position: the first step one
+    has and the other lacks), or the verdict's type has no divergence to stand on (a quirk of
+    the reference, e.g. an empty plan scored as an early stop: no position)."""
+    code = _CODE_FOR_TYPE.get(kind, "PC602")
+    if kind == "early_stop" and len(prediction) < len(gold):
+        return code, _length_sentence(len(prediction), len(gold)), len(prediction)
+    if kind == "hallucinated_extra_steps" and len(prediction) > len(gold):
+        return code, _length_sentence(len(prediction), len(gold)), len(gold)
+    return code, f"the reference evaluator scores this prediction as {kind}", None
+
+
 def _length_finding(
     kind: str,
     data: dict[str, Any],
@@ -745,49 +931,53 @@ def _length_finding(
     here: Callable[..., Span | None],
     there: Callable[..., Span | None],
 ) -> _Finding:
-    code = _CODE_FOR_TYPE.get(kind, "PC602")
-    message = _length_sentence(len(prediction), len(gold))
-    if kind == "early_stop" and len(prediction) < len(gold):
-        missing = gold[len(prediction)]
+    code, message, position = _length_failure(kind, prediction, gold)
+    if position is None:  # reported on the whole prediction
+        return _Finding(code, message, kind, here(), [], data, [])
+    data["position"] = position
+    if kind == "early_stop":
+        missing = gold[position]
         tool = missing.get("agent") if isinstance(missing, dict) else None
-        data["position"] = len(prediction)
-        primary = here(len(prediction) - 1) if prediction else here()
+        primary = here(position - 1) if prediction else here()
         return _Finding(
             code,
             message,
             "the prediction ends here",
             primary,
-            _gold_label(
-                primary, there(len(prediction), "agent"), f"the gold plan goes on with `{tool}`"
-            ),
+            _gold_label(primary, there(position, "agent"), f"the gold plan goes on with `{tool}`"),
             data,
             [],
         )
-    if kind == "hallucinated_extra_steps" and len(prediction) > len(gold):
-        extra = prediction[len(gold)]
-        tool = extra.get("agent") if isinstance(extra, dict) else None
-        data["position"] = len(gold)
-        primary = here(len(gold), "agent")
-        return _Finding(
-            code,
-            message,
-            f"`{tool}` is not in the gold plan",
-            primary,
-            _gold_label(primary, there(), "the gold plan ends here"),
-            data,
-            [],
-        )
-    # The verdict's type has no divergence to stand on (a quirk of the reference, e.g. an
-    # empty plan scored as an early stop): report it on the whole prediction.
+    extra = prediction[position]
+    tool = extra.get("agent") if isinstance(extra, dict) else None
+    primary = here(position, "agent")
     return _Finding(
         code,
-        f"the reference evaluator scores this prediction as {kind}",
-        kind,
-        here(),
-        [],
+        message,
+        f"`{tool}` is not in the gold plan",
+        primary,
+        _gold_label(primary, there(), "the gold plan ends here"),
         data,
         [],
     )
+
+
+def _whole_answer_message(verdict: ReferenceVerdict, kind: str) -> tuple[str, str]:
+    """The code and message of a prediction that is no list of steps."""
+    code = _CODE_FOR_TYPE.get(kind, "PC602")
+    reason = verdict.problem or kind
+    if kind == "empty_output":
+        return code, f"no answer could be read from the prediction ({reason})"
+    if kind == "exception":
+        return code, f"the reference evaluator would crash on this prediction ({reason})"
+    return code, f"the prediction is not a list of step objects ({reason})"
+
+
+def _whole_answer_notes(verdict: ReferenceVerdict) -> list[str]:
+    notes = [f"first point of failure: {_verdict_words(verdict)}"]
+    if verdict.repairs:
+        notes.append("read after: " + "; ".join(verdict.repairs))
+    return notes
 
 
 def _whole_answer_finding(
@@ -797,17 +987,7 @@ def _whole_answer_finding(
     primary: Span | None,
     gold: Span | None,
 ) -> _Finding:
-    code = _CODE_FOR_TYPE.get(kind, "PC602")
-    reason = verdict.problem or kind
-    if kind == "empty_output":
-        message = f"no answer could be read from the prediction ({reason})"
-    elif kind == "exception":
-        message = f"the reference evaluator would crash on this prediction ({reason})"
-    else:
-        message = f"the prediction is not a list of step objects ({reason})"
-    notes = [f"first point of failure: {_verdict_words(verdict)}"]
-    if verdict.repairs:
-        notes.append("read after: " + "; ".join(verdict.repairs))
+    code, message = _whole_answer_message(verdict, kind)
     return _Finding(
         code,
         message,
@@ -815,8 +995,120 @@ def _whole_answer_finding(
         primary,
         _gold_label(primary, gold, "the gold plan"),
         data,
-        notes,
+        _whole_answer_notes(verdict),
     )
+
+
+# --------------------------------------------------------------------------- per-item entries
+# Diagnostics as the lines of ``plancheck score --per-item`` list them, encoded. (Here, beside
+# the gold comparison's entries, so that scoring with the reference's metrics alone never
+# imports the static checker.)
+
+
+def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
+    """A diagnostic as a per-item line lists it: code, name, severity, message, the step
+    position when known, and (for the gold-comparison codes, ``PC6xx``) the notes."""
+    entry: dict[str, Any] = {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "severity": diagnostic.severity.label,
+        "message": diagnostic.message,
+    }
+    position = diagnostic.data.get("position")
+    if position is not None:
+        entry["position"] = position
+    if diagnostic.code.startswith("PC6"):
+        entry["notes"] = list(diagnostic.notes)
+    return entry
+
+
+def compact_text(
+    code: Any, name: Any, severity: Any, message: Any, position: Any, notes: Any
+) -> str:
+    """``_ENCODE`` of the compact entry ``{code, name, severity, message, position?,
+    notes?}`` (``position`` left out when None, ``notes`` when None), as :func:`compact_entry`
+    and the gold comparison's entries are written, without building the dictionary or going
+    through the encoder's dispatch: the prefix up to the message is the same for every
+    diagnostic of a code, and the other values are usually a string, an integer and strings.
+    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
+    prefix = _PREFIXES.get((code, name, severity)) if type(code) is str else None
+    if prefix is None:
+        if not (type(code) is str and type(name) is str and type(severity) is str):
+            entry: dict[str, Any] = {"code": code, "name": name, "severity": severity,
+                                     "message": message}
+            if position is not None:
+                entry["position"] = position
+            if notes is not None:
+                entry["notes"] = notes
+            return _ENCODE(entry)
+        prefix = (f'{{"code": {_ENCODE_STRING(code)}, "name": {_ENCODE_STRING(name)}, '
+                  f'"severity": {_ENCODE_STRING(severity)}, "message": ')
+        if len(_PREFIXES) < 4096:
+            _PREFIXES[(code, name, severity)] = prefix
+    text = prefix + (_ENCODE_STRING(message) if type(message) is str else _ENCODE(message))
+    if position is not None:
+        text += ', "position": ' + (
+            int.__repr__(position) if type(position) is int else _ENCODE(position)
+        )
+    if notes is not None:
+        if (type(notes) is list or type(notes) is tuple) and all(
+            type(note) is str for note in notes
+        ):
+            text += ', "notes": [' + ", ".join([_ENCODE_STRING(note) for note in notes]) + "]"
+        else:
+            text += ', "notes": ' + _ENCODE(notes)
+    return text + "}"
+
+
+def diagnostic_text(diagnostic: Diagnostic) -> str:
+    """``_ENCODE(compact_entry(diagnostic))``, by :func:`compact_text`."""
+    code = diagnostic.code
+    return compact_text(
+        code,
+        diagnostic.name,
+        diagnostic.severity.label,
+        diagnostic.message,
+        diagnostic.data.get("position"),
+        list(diagnostic.notes) if code.startswith("PC6") else None,
+    )
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    """``_ENCODE(entry)`` of a compact entry dictionary (as :func:`compact_entry` and the
+    gold comparison build them), by :func:`compact_text` when it has their shape."""
+    if len(entry) >= 4:
+        keys = tuple(entry)
+        if keys[:4] == _ENTRY_KEYS and entry.get("position", 0) is not None and (
+            entry.get("notes", 0) is not None
+        ) and (len(keys) == 4 or keys[4:] in _ENTRY_TAILS):
+            return compact_text(entry["code"], entry["name"], entry["severity"],
+                                entry["message"], entry.get("position"), entry.get("notes"))
+    return _ENCODE(entry)
+
+
+_ENTRY_KEYS: Final = ("code", "name", "severity", "message")
+_ENTRY_TAILS: Final = (("position",), ("notes",), ("position", "notes"))
+_PREFIXES: dict[tuple[Any, Any, Any], str] = {}
+
+
+def fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:
+    """The encoded gold-comparison entry of a per-item line (``entry_text(fpof_entry(...))``,
+    written from its parts: no dictionary, no lookup of the code's name and severity per
+    item); empty when the verdict has no first point of failure."""
+    parts = _fpof_parts(verdict, task)
+    if parts is None:
+        return ""
+    code = parts.code
+    described = _CODE_WORDS.get(code)
+    if described is None:
+        info = CODES[code]
+        described = _CODE_WORDS[code] = (info.name, info.severity.label)
+    return compact_text(code, described[0], described[1], parts.message, parts.position,
+                        parts.notes)
+
+
+# The name and severity of each code an FPoF entry has reported (a few codes).
+_CODE_WORDS: dict[str, tuple[str, str]] = {}
 
 
 # --------------------------------------------------------------------------- check --gold

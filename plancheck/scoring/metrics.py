@@ -28,11 +28,12 @@ from plancheck.compiler.driver import check_plan
 from plancheck.compiler.lowering import VALUE_BUILDERS, lower_plan
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.findings import Findings
-from plancheck.diagnostics.model import Diagnostic, Severity
+from plancheck.diagnostics.model import Severity
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, form_and_completeness
 from plancheck.ir.nodes import MalformedReference, Reference, Toolset
 from plancheck.ir.references import REFERENCE_RE, read_binding
+from plancheck.scoring.gold import compact_entry, compact_text, diagnostic_text, entry_text
 
 __all__ = [
     "TASKBENCH_METRICS",
@@ -41,6 +42,7 @@ __all__ = [
     "compact_entry",
     "compact_text",
     "entry_text",
+    "taskbench_f1s",
     "taskbench_scores",
     "trajectory_scorer",
 ]
@@ -48,9 +50,6 @@ __all__ = [
 TASKBENCH_METRICS: Final = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 _ROOT: Final = Span("<prediction>", pointer="")
 _NO_PLAN_CODE: Final = {"empty_output": "PC101"}  # anything else unreadable: PC105 not-a-plan
-_ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # as the per-item lines are
-# What that encoder does with a string (it calls this directly), without its dispatch.
-_ENCODE_STRING: Final = json.encoder.encode_basestring
 _OFF_BY_DEFAULT: Final = frozenset(code for code, info in CODES.items() if not info.default_enabled)
 _ERRORS: Final = frozenset(code for code, info in CODES.items() if info.severity is Severity.ERROR)
 
@@ -69,92 +68,6 @@ class StaticResult:
     valid: bool
     codes: tuple[str, ...]  # distinct codes, in first-seen order
     entries: str | None = None
-
-
-def compact_entry(diagnostic: Diagnostic) -> dict[str, Any]:
-    """A diagnostic as a per-item line lists it: code, name, severity, message, the step
-    position when known, and (for the gold-comparison codes, ``PC6xx``) the notes."""
-    entry: dict[str, Any] = {
-        "code": diagnostic.code,
-        "name": diagnostic.name,
-        "severity": diagnostic.severity.label,
-        "message": diagnostic.message,
-    }
-    position = diagnostic.data.get("position")
-    if position is not None:
-        entry["position"] = position
-    if diagnostic.code.startswith("PC6"):
-        entry["notes"] = list(diagnostic.notes)
-    return entry
-
-
-def compact_text(
-    code: Any, name: Any, severity: Any, message: Any, position: Any, notes: Any
-) -> str:
-    """``_ENCODE`` of the compact entry ``{code, name, severity, message, position?,
-    notes?}`` (``position`` left out when None, ``notes`` when None), as :func:`compact_entry`
-    and the gold comparison's entries are written, without building the dictionary or going
-    through the encoder's dispatch: the prefix up to the message is the same for every
-    diagnostic of a code, and the other values are usually a string, an integer and strings.
-    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
-    prefix = _PREFIXES.get((code, name, severity)) if type(code) is str else None
-    if prefix is None:
-        if not (type(code) is str and type(name) is str and type(severity) is str):
-            entry: dict[str, Any] = {"code": code, "name": name, "severity": severity,
-                                     "message": message}
-            if position is not None:
-                entry["position"] = position
-            if notes is not None:
-                entry["notes"] = notes
-            return _ENCODE(entry)
-        prefix = (f'{{"code": {_ENCODE_STRING(code)}, "name": {_ENCODE_STRING(name)}, '
-                  f'"severity": {_ENCODE_STRING(severity)}, "message": ')
-        if len(_PREFIXES) < 4096:
-            _PREFIXES[(code, name, severity)] = prefix
-    text = prefix + (_ENCODE_STRING(message) if type(message) is str else _ENCODE(message))
-    if position is not None:
-        text += ', "position": ' + (
-            int.__repr__(position) if type(position) is int else _ENCODE(position)
-        )
-    if notes is not None:
-        if (type(notes) is list or type(notes) is tuple) and all(
-            type(note) is str for note in notes
-        ):
-            text += ', "notes": [' + ", ".join([_ENCODE_STRING(note) for note in notes]) + "]"
-        else:
-            text += ', "notes": ' + _ENCODE(notes)
-    return text + "}"
-
-
-def diagnostic_text(diagnostic: Diagnostic) -> str:
-    """``_ENCODE(compact_entry(diagnostic))``, by :func:`compact_text`."""
-    code = diagnostic.code
-    return compact_text(
-        code,
-        diagnostic.name,
-        diagnostic.severity.label,
-        diagnostic.message,
-        diagnostic.data.get("position"),
-        list(diagnostic.notes) if code.startswith("PC6") else None,
-    )
-
-
-def entry_text(entry: dict[str, Any]) -> str:
-    """``_ENCODE(entry)`` of a compact entry dictionary (as :func:`compact_entry` and the
-    gold comparison build them), by :func:`compact_text` when it has their shape."""
-    if len(entry) >= 4:
-        keys = tuple(entry)
-        if keys[:4] == _ENTRY_KEYS and entry.get("position", 0) is not None and (
-            entry.get("notes", 0) is not None
-        ) and (len(keys) == 4 or keys[4:] in _ENTRY_TAILS):
-            return compact_text(entry["code"], entry["name"], entry["severity"],
-                                entry["message"], entry.get("position"), entry.get("notes"))
-    return _ENCODE(entry)
-
-
-_ENTRY_KEYS: Final = ("code", "name", "severity", "message")
-_ENTRY_TAILS: Final = (("position",), ("notes",), ("position", "notes"))
-_PREFIXES: dict[tuple[Any, Any, Any], str] = {}
 
 
 @dataclass(slots=True)
@@ -487,7 +400,7 @@ class PredictionAnalyzer:
                 continue
             key: Any = None
             if texts is not None and build in VALUE_BUILDERS:
-                frozen = _frozen(args)
+                frozen = _arguments_key(args)
                 if frozen is not _UNFROZEN:
                     key = (build, frozen)
                     text = texts.get(key)
@@ -530,6 +443,21 @@ _UNFROZEN: Final = object()
 _TRUE: Final = object()  # booleans in frozen values (True == 1 and hash alike)
 _FALSE: Final = object()
 _FLOAT: Final = object()  # a float is frozen with its repr (0.0 == -0.0, and NaN != NaN)
+
+
+def _arguments_key(args: Any) -> Any:
+    """A hashable stand-in for a value builder's arguments, equal for two of them only when
+    they are the same values of the same types, as :func:`_frozen`'s: their marshal bytes
+    (marshal writes only exact types, each read back as it was; the leading span, a named
+    tuple, written as the plain tuple of its fields) when they serialise, else ``_frozen``'s.
+    The usual arguments, a span and a few strings and numbers, serialise several times faster
+    than ``_frozen`` walks them."""
+    if type(args) is tuple and args and type(args[0]) is Span:
+        try:
+            return marshal.dumps((tuple(args[0]), *args[1:]), 2)
+        except ValueError:  # something marshal does not write: a nested span, ...
+            pass
+    return _frozen(args)
 
 
 def _frozen(value: Any, depth: int = 0) -> Any:
@@ -724,15 +652,36 @@ def _value_key(value: Any, tools_by_step: Mapping[Any, str]) -> str:
     """An argument value, with a reference written as the producing tool and output key (so
     that renumbering steps does not change it) and literals type-exactly."""
     if isinstance(value, str):
-        found = REFERENCE_RE.match(value)
-        if found is not None:
-            producer = tools_by_step.get(int(found.group(1)), "?")
-            return f"ref:{producer}.{found.group(2)}"
+        reference = _reference_parts(value)
+        if reference is not None:
+            return f"ref:{tools_by_step.get(reference[0], '?')}.{reference[1]}"
         return "s:" + value
     try:
         return "j:" + json.dumps(value, sort_keys=True)
     except (TypeError, ValueError):
         return "r:" + repr(value)
+
+
+def _reference_parts(value: str) -> tuple[int, str] | None:
+    """The producing step and output key of a reference (None: the string is a literal), kept
+    by the string: the argument values of a batch's predictions repeat."""
+    found = _REFERENCES.get(value)
+    if found is None:
+        match = REFERENCE_RE.match(value)
+        found = (int(match.group(1)), match.group(2)) if match is not None else ()
+        if len(_REFERENCES) >= 16384:
+            _REFERENCES.clear()
+        _REFERENCES[value] = found
+    return found or None
+
+
+# What _reference_parts read in each string (an empty tuple: a literal).
+_REFERENCES: dict[str, tuple[int, str] | tuple[()]] = {}
+
+
+def clear_caches() -> None:
+    """Forget how strings read as references (for benchmarks that must start cold)."""
+    _REFERENCES.clear()
 
 
 def _graph(
@@ -746,24 +695,25 @@ def _graph(
         number = item.get("step")
         if isinstance(number, int) and not isinstance(number, bool):
             tools_by_step.setdefault(number, str(item.get("agent")))
-    nodes: Counter[str] = Counter()
-    edges: Counter[tuple[str, str]] = Counter()
-    names: Counter[tuple[str, str]] = Counter()
-    values: Counter[tuple[str, str, str]] = Counter()
+    # Listed, then counted by Counter's own loop (in C): the same counts, in the same order.
+    tools: list[str] = []
+    edges: list[tuple[str, str]] = []
+    names: list[tuple[str, str]] = []
+    values: list[tuple[str, str, str]] = []
     for item in steps:
         tool = str(item.get("agent"))
-        nodes[tool] += 1
+        tools.append(tool)
         dependence = item.get("dependence")
         members = dependence if isinstance(dependence, list) else [dependence]
         for member in members:
             if isinstance(member, int) and not isinstance(member, bool) and member >= 0:
-                edges[(tools_by_step.get(member, "?"), tool)] += 1
+                edges.append((tools_by_step.get(member, "?"), tool))
         inputs = item.get("inputs")
         if isinstance(inputs, dict):
             for name, value in inputs.items():
-                names[(tool, name)] += 1
-                values[(tool, name, _value_key(value, tools_by_step))] += 1
-    return nodes, edges, names, values
+                names.append((tool, name))
+                values.append((tool, name, _value_key(value, tools_by_step)))
+    return Counter(tools), Counter(edges), Counter(names), Counter(values)
 
 
 # The graphs of gold plans, by identity (a batch compares thousands of predictions with each
@@ -789,14 +739,16 @@ def taskbench_scores(prediction: list[Any] | None, gold: Any) -> dict[str, float
     (tool, input key, value) triples. All are multisets, so a tool called twice counts twice.
     An F1 is ``None`` when neither plan has anything of its kind (edges of two one-step plans).
     """
+    return dict(zip(TASKBENCH_METRICS, taskbench_f1s(prediction, gold), strict=True))
+
+
+def taskbench_f1s(prediction: list[Any] | None, gold: Any) -> tuple[float | None, ...]:
+    """The values of :func:`taskbench_scores`, in the order of :data:`TASKBENCH_METRICS`."""
     gold_parts: tuple[Counter[Any], ...] = _gold_graph(gold if isinstance(gold, list) else [])
     if prediction is None:
-        return {
-            name: (0.0 if sum(part.values()) else None)
-            for name, part in zip(TASKBENCH_METRICS, gold_parts, strict=True)
-        }
+        return tuple(0.0 if sum(part.values()) else None for part in gold_parts)
     mine: tuple[Counter[Any], ...] = _graph(prediction)
-    return {name: _f1(p, g) for name, p, g in zip(TASKBENCH_METRICS, mine, gold_parts, strict=True)}
+    return tuple(_f1(p, g) for p, g in zip(mine, gold_parts, strict=True))
 
 
 # --------------------------------------------------------------------------- DORA trajectories

@@ -1,6 +1,7 @@
 """The per-item diagnostics of ``plancheck score --per-item`` are written without the JSON
 encoder's dispatch (:func:`compact_text`, :func:`entry_text`, :func:`diagnostic_text`), and
-what the value builders of lowering build is kept by their arguments' values (``_frozen``).
+what the value builders of lowering build is kept by their arguments' values (``_frozen``),
+and the values the gold comparison's messages show are written directly (``_json_text``).
 Each must give exactly the text of ``json.dumps(entry, ensure_ascii=False)``, for any entry."""
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ from hypothesis import strategies as st
 
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Severity, make
+from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
+from plancheck.scoring.gold import _json_text, _show
 from plancheck.scoring.metrics import (
     PredictionAnalyzer,
+    _arguments_key,
     _frozen,
     compact_entry,
     compact_text,
     diagnostic_text,
     entry_text,
 )
+from plancheck.scoring.reference import _indented
 
 
 def _reference(value: Any) -> str:
@@ -90,6 +95,24 @@ def test_frozen_values_are_equal_only_for_the_same_json(a: Any, b: Any) -> None:
         assert _shape(a) == _shape(b)
 
 
+spans = st.builds(Span, texts, st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
+                  st.integers(0, 3), st.none() | texts, st.integers(-1, 3), st.integers(-1, 3),
+                  st.booleans())
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=st.tuples(spans, json_values, json_values), b=st.tuples(spans, json_values, json_values))
+def test_arguments_keys_are_equal_only_for_the_same_values(a: Any, b: Any) -> None:
+    """Builders' arguments (a span first) are kept by a key equal only for equal values of
+    equal types, like _frozen's; equal arguments get equal keys at least from _frozen."""
+    ka, kb = _arguments_key(a), _arguments_key(b)
+    if ka == kb and ka is not _frozen(object()):
+        assert a[0] == b[0] and _shape(tuple(a[0])) == _shape(tuple(b[0]))
+        assert _reference(a[1:]) == _reference(b[1:])
+        assert _shape(a[1:]) == _shape(b[1:])
+    assert _arguments_key(a) == ka  # the same arguments, the same key
+
+
 def _shape(value: Any) -> Any:
     """The types all the way down, and float signs (what _frozen must keep apart)."""
     if isinstance(value, dict):
@@ -138,3 +161,28 @@ def test_kept_diagnostic_texts_are_what_building_gives(
     fresh = PredictionAnalyzer(toolset, cache_size=0)
     assert shared.static(prediction) == fresh.static(prediction)
     assert shared.static(prediction) == fresh.static(prediction)  # known the second time
+
+
+deep_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+    | st.dictionaries(texts | st.integers() | st.booleans() | st.none(), inner, max_size=3),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=deep_values)
+def test_shown_values_are_the_encoders_text(value: Any) -> None:
+    text = _json_text(value, 0)
+    assert text is None or text == _reference(value)
+    shown = _reference(value)
+    assert _show(value) == (shown if len(shown) <= 60 else shown[:57] + "...")
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=deep_values, indent=st.sampled_from([0, 1, 2, 4]))
+def test_indented_spellings_are_json_dumps(value: Any, indent: int) -> None:
+    """The gold plans' indented spellings (plancheck.scoring.reference) are json.dumps's."""
+    text = _indented(value, " " * indent, "\n")
+    assert text is None or text == json.dumps(value, indent=indent)

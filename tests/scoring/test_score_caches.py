@@ -8,15 +8,20 @@ must give exactly what computing afresh gives."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import math
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plancheck.cli import main
 from plancheck.dora.paper_metrics import _read_reference, default_reference
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring import bootstrap
@@ -26,6 +31,7 @@ from plancheck.scoring.batch import (
     ScoredItem,
     ScoreOptions,
     Summary,
+    clear_caches,
 )
 from plancheck.scoring.bootstrap import estimate_mean, estimate_rate
 from plancheck.scoring.gold import GoldIndex
@@ -86,6 +92,34 @@ def test_the_whole_pool_twice_in_one_batch(
     alone = [_alone(gold, toolset, record) for record in pool]
     for n in order:
         assert scorer.score(RawRecord("p", 0, value=pool[n])) == alone[n]
+
+
+def _per_item_lines(benchmark_path: Any, folder: Path, records: list[dict[str, Any]],
+                    *extra: str) -> list[str]:
+    """The per-item lines of ``plancheck score`` over ``records``, in a process that forgot
+    what earlier batches taught it."""
+    predictions, items = folder / "predictions.jsonl", folder / "items.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    clear_caches()
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(["score", "--gold", str(benchmark_path), "--per-item", str(items), "--format",
+              "json", *extra, str(predictions)])
+    return items.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("extra", [(), ("--parity-only",)])
+def test_score_writes_each_line_of_a_batch_with_repeats_as_alone(
+    benchmark_path: Any, tmp_path: Path, pool: list[dict[str, Any]], extra: tuple[str, ...]
+) -> None:
+    """What a batch remembers (gold steps' facts, FPoF entries, how argument values read as
+    references, ...) changes no per-item line: each is the line the record gets alone."""
+    picks = random.Random(7).sample(range(len(pool)), 12)
+    batch = [pool[n] for n in picks] * 2
+    random.Random(8).shuffle(batch)
+    lines = _per_item_lines(benchmark_path, tmp_path, batch, *extra)
+    assert len(lines) == len(batch)
+    for record, line in zip(batch, lines, strict=True):
+        assert _per_item_lines(benchmark_path, tmp_path, [record], *extra) == [line]
 
 
 # --------------------------------------------------------------------------- the summary
@@ -164,6 +198,24 @@ def test_more_distinct_rows_than_kept_fold_early_in_order() -> None:
     assert document["taskbench"]["node_f1"]["n"] == len(items)
 
 
+def test_a_copied_summary_counts_what_adding_every_item_again_counts() -> None:
+    """``plancheck score`` with one file copies its summary as the total."""
+    rng = random.Random(2)
+    items = [ScoredItem(None, em=rng.random() < 0.5, static_valid=rng.choice([None, True]),
+                        fpof_type=rng.choice([None, "early_stop", "agent_mismatch"]),
+                        task_key=str(rng.randint(1, 5)), lint_codes=("PC101",) * rng.randint(0, 1),
+                        f1=(rng.random(), 1.0, None, 0.5), trajectory=(("x", rng.random()),))
+             for _ in range(300)]
+    items.append(ScoredItem(None, scored=False))
+    original, total = Summary(name="a.jsonl"), Summary(name="all")
+    for item in items:
+        original.add(item)
+        total.add(item)
+    copied = original.copy(name="all")
+    assert original.to_dict(resamples=50)["name"] == "a.jsonl"
+    assert copied.to_dict(resamples=50) == total.to_dict(resamples=50)
+
+
 # --------------------------------------------------------------------------- the bootstrap
 
 
@@ -227,6 +279,26 @@ def test_remembered_rates_are_the_resampled_ones(k: int, n: int, seed: int) -> N
     bootstrap.clear_caches()
     assert estimate_rate(k, n, resamples=100, seed=seed, name="em") == first
     assert estimate_rate(k, n, resamples=100, seed=seed, name="em") == first
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(2, 20_000), data=st.data())
+def test_binomial_tables_sum_the_log_pmf_in_order(n: int, data: st.DataObject) -> None:
+    """The rates' tables, by their definition: a running total of each point's probability
+    (relative to the likeliest), the log-pmf computed term by term in this order."""
+    p = data.draw(st.integers(1, n - 1)) / n
+    sd = math.sqrt(n * p * (1 - p))
+    low = max(0, math.floor(n * p - 12.0 * sd) - 1)
+    high = min(n, math.ceil(n * p + 12.0 * sd) + 1)
+    log_n, log_p, log_q = math.lgamma(n + 1), math.log(p), math.log1p(-p)
+    logs = [log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q
+            for k in range(low, high + 1)]
+    peak = max(logs)
+    cumulative, total = [], 0.0
+    for value in logs:
+        total += math.exp(value - peak)
+        cumulative.append(total)
+    assert bootstrap._binomial_table(n, p) == (list(range(low, high + 1)), cumulative)
 
 
 # --------------------------------------------------------------------------- references
