@@ -25,6 +25,7 @@ from plancheck.diagnostics.codes import CODES, FPOF_CATEGORY
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.fast_json import dumps_plain
 from plancheck.scoring.reference import GoldPlan, ReferenceVerdict, prepare_gold
 from plancheck.scoring.reference.compare import reference_equal
 from plancheck.scoring.reference.prepared import is_plain
@@ -46,7 +47,6 @@ __all__ = [
     "entry_text",
     "fpof_category",
     "fpof_diagnostics",
-    "fpof_entry",
     "fpof_text",
     "task_key",
 ]
@@ -507,53 +507,18 @@ Locator = Callable[[int | None, str | None], Span | None]
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # built once, not per call
 # What that encoder does with a string (it calls this directly), without its dispatch.
 _ENCODE_STRING: Final = json.encoder.encode_basestring
-# How deep _json_text writes values itself: step values are shallow, and deeper ones (where
-# the encoder's own recursion limit could matter) are left to the encoder.
-_SHALLOW: Final = 3
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    text = _json_text(value, 0)
+    # Step values are shallow; deeper ones (where the encoder's own recursion limit could
+    # matter) are left to the encoder.
+    text = dumps_plain(value, ensure_ascii=False, max_depth=3)
     if text is None:
         try:
             text = _ENCODE(value)
         except (TypeError, ValueError):
             text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _json_text(value: Any, depth: int) -> str | None:
-    """``_ENCODE(value)`` for what steps usually hold (strings, null, booleans, integers, and
-    arrays and string-keyed objects of them, a few levels deep), written without the
-    encoder's dispatch (a batch shows tens of thousands of values); None for anything else.
-    ``tests/scoring/test_compact_text.py`` checks it against the encoder."""
-    kind = type(value)
-    if kind is str:
-        return _ENCODE_STRING(value)
-    if value is None:
-        return "null"
-    if kind is int:
-        return int.__repr__(value)
-    if kind is bool:
-        return "true" if value else "false"
-    if depth >= _SHALLOW:
-        return None
-    parts: list[str] = []
-    if kind is list:
-        for item in value:
-            text = _json_text(item, depth + 1)
-            if text is None:
-                return None
-            parts.append(text)
-        return "[" + ", ".join(parts) + "]"
-    if kind is dict:
-        for key, item in value.items():
-            text = _json_text(item, depth + 1)
-            if text is None or type(key) is not str:
-                return None
-            parts.append(_ENCODE_STRING(key) + ": " + text)
-        return "{" + ", ".join(parts) + "}"
-    return None
 
 
 def _input_difference(predicted: Any, gold: Any) -> tuple[str, str | None]:
@@ -682,7 +647,7 @@ def fpof_diagnostics(
 
 
 class _FpofParts(NamedTuple):
-    """What the compact gold-comparison entry of a per-item line says (:func:`fpof_entry`)."""
+    """What the compact gold-comparison entry of a per-item line says (:func:`fpof_text`)."""
 
     code: str
     message: str
@@ -690,31 +655,10 @@ class _FpofParts(NamedTuple):
     notes: list[str]
 
 
-def fpof_entry(verdict: ReferenceVerdict, task: GoldTask) -> dict[str, Any] | None:
-    """The gold-comparison diagnostic of :func:`fpof_diagnostics` (without spans) in the
-    compact form of a per-item line: ``code``, ``name``, ``severity``, ``message``,
-    ``position`` (when known) and ``notes``; None when the verdict has no first point of
-    failure. Built without a :class:`Diagnostic` (a batch builds one per failed item)."""
-    parts = _fpof_parts(verdict, task)
-    if parts is None:
-        return None
-    info = CODES[parts.code]
-    entry: dict[str, Any] = {
-        "code": parts.code,
-        "name": info.name,
-        "severity": info.severity.label,
-        "message": parts.message,
-    }
-    if parts.position is not None:
-        entry["position"] = parts.position
-    entry["notes"] = parts.notes
-    return entry
-
-
 def _fpof_parts(verdict: ReferenceVerdict, task: GoldTask) -> _FpofParts | None:
-    """What :func:`fpof_entry` holds besides the code's name and severity, without the
-    dictionary, nor the spans, labels and data of :func:`fpof_diagnostics` (a batch writes
-    one per failed item)."""
+    """What :func:`fpof_text` writes besides the code's name and severity: the diagnostic of
+    :func:`fpof_diagnostics` without its spans, labels and data (a batch writes one per
+    failed item)."""
     kind = verdict.fpof_type
     if kind is None:
         return None
@@ -1092,23 +1036,18 @@ _PREFIXES: dict[tuple[Any, Any, Any], str] = {}
 
 
 def fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:
-    """The encoded gold-comparison entry of a per-item line (``entry_text(fpof_entry(...))``,
-    written from its parts: no dictionary, no lookup of the code's name and severity per
-    item); empty when the verdict has no first point of failure."""
+    """The encoded gold-comparison entry of a per-item line (the text
+    ``diagnostic_text(fpof_diagnostics(...)[0])`` would give, written from its parts: no
+    diagnostic, no dictionary); empty when the verdict has no first point of failure."""
     parts = _fpof_parts(verdict, task)
     if parts is None:
         return ""
-    code = parts.code
-    described = _CODE_WORDS.get(code)
-    if described is None:
-        info = CODES[code]
-        described = _CODE_WORDS[code] = (info.name, info.severity.label)
-    return compact_text(code, described[0], described[1], parts.message, parts.position,
-                        parts.notes)
+    name, severity = _CODE_WORDS[parts.code]
+    return compact_text(parts.code, name, severity, parts.message, parts.position, parts.notes)
 
 
-# The name and severity of each code an FPoF entry has reported (a few codes).
-_CODE_WORDS: dict[str, tuple[str, str]] = {}
+# The name and severity label of each code.
+_CODE_WORDS: Final = {code: (info.name, info.severity.label) for code, info in CODES.items()}
 
 
 # --------------------------------------------------------------------------- check --gold

@@ -1,7 +1,8 @@
 """The per-item diagnostics of ``plancheck score --per-item`` are written without the JSON
 encoder's dispatch (:func:`compact_text`, :func:`entry_text`, :func:`diagnostic_text`), and
 what the value builders of lowering build is kept by their arguments' values (``_frozen``),
-and the values the gold comparison's messages show are written directly (``_json_text``).
+and the values the gold comparison's messages show are written directly
+(``plancheck.fast_json.dumps_plain``).
 Each must give exactly the text of ``json.dumps(entry, ensure_ascii=False)``, for any entry."""
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Severity, make
 from plancheck.diagnostics.span import Span
+from plancheck.fast_json import dumps_plain
 from plancheck.ir.nodes import Toolset
-from plancheck.scoring.gold import _json_text, _show
+from plancheck.scoring.gold import _show
 from plancheck.scoring.metrics import (
     PredictionAnalyzer,
     _arguments_key,
@@ -27,7 +29,6 @@ from plancheck.scoring.metrics import (
     diagnostic_text,
     entry_text,
 )
-from plancheck.scoring.reference import _indented
 
 
 def _reference(value: Any) -> str:
@@ -174,15 +175,19 @@ deep_values = st.recursive(
 @settings(max_examples=500, deadline=None)
 @given(value=deep_values)
 def test_shown_values_are_the_encoders_text(value: Any) -> None:
-    text = _json_text(value, 0)
+    text = dumps_plain(value, ensure_ascii=False, max_depth=3)
     assert text is None or text == _reference(value)
     shown = _reference(value)
     assert _show(value) == (shown if len(shown) <= 60 else shown[:57] + "...")
 
 
 @settings(max_examples=500, deadline=None)
-@given(value=deep_values, indent=st.sampled_from([0, 1, 2, 4]))
-def test_indented_spellings_are_json_dumps(value: Any, indent: int) -> None:
-    """The gold plans' indented spellings (plancheck.scoring.reference) are json.dumps's."""
-    text = _indented(value, " " * indent, "\n")
-    assert text is None or text == json.dumps(value, indent=indent)
+@given(value=deep_values, indent=st.sampled_from([None, 0, 1, 2, 4]),
+       ensure_ascii=st.booleans())
+def test_plain_values_are_written_as_json_dumps_writes_them(
+    value: Any, indent: int | None, ensure_ascii: bool
+) -> None:
+    """What the gold plans' indented spellings (plancheck.scoring.reference) and the shown
+    step values are written with: json.dumps's text, or None."""
+    text = dumps_plain(value, indent=indent, ensure_ascii=ensure_ascii)
+    assert text is None or text == json.dumps(value, indent=indent, ensure_ascii=ensure_ascii)

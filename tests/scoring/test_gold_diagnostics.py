@@ -18,8 +18,8 @@ import pytest
 from plancheck.cli import main
 from plancheck.diagnostics.codes import CODES, FPOF_CATEGORY
 from plancheck.diagnostics.severity import Severity
-from plancheck.scoring.gold import GoldIndex, fpof_diagnostics, fpof_entry
-from plancheck.scoring.metrics import compact_entry
+from plancheck.scoring.gold import GoldIndex, fpof_diagnostics, fpof_text
+from plancheck.scoring.metrics import compact_entry, diagnostic_text
 from plancheck.scoring.reference import score_completion
 
 GOLD_CODES = {f"PC6{n:02d}" for n in range(1, 12)}
@@ -261,13 +261,15 @@ def test_per_item_entry_is_the_diagnostic_in_short(
         gold_task = gold.get(case["task_id"])
         assert gold_task is not None
         verdict = score_completion(case["completion"], gold_task.prepared)
-        entry = fpof_entry(verdict, gold_task)
+        text = fpof_text(verdict, gold_task)
+        entry = json.loads(text) if text else None
         diagnostics = fpof_diagnostics(verdict, gold_task, gold_spans=False)
         if not diagnostics:
             assert entry is None and verdict.fpof_type is None
             continue
         (diagnostic,) = diagnostics
         assert entry == compact_entry(diagnostic), case["id"]
+        assert text == diagnostic_text(diagnostic), case["id"]
         assert entry["notes"] and entry["notes"][-1]  # the cascade is there too
         compared += 1
     assert compared > 500

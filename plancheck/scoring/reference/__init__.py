@@ -120,7 +120,7 @@ from plancheck.compiler.extraction.brackets import join_lines
 from plancheck.compiler.extraction.isolation import extract
 from plancheck.compiler.extraction.mend import EMULATE_JSON_REPAIR
 from plancheck.compiler.extraction.sentinels import NO_ANSWER, UNKNOWN, Unknown
-from plancheck.fast_json import loads_or_invalid
+from plancheck.fast_json import dumps_plain, loads_or_invalid
 from plancheck.scoring.reference.compare import crashed, equal_plan_verdict, failed_verdict, judge
 from plancheck.scoring.reference.fast_paths import score_clean_array, score_doubled
 from plancheck.scoring.reference.prepared import GoldPlan, gold_steps, shallow_objects
@@ -178,7 +178,8 @@ def _spell(gold: GoldPlan, items: list[Any]) -> None:
     by comparing text (see :func:`score_clean_array`)."""
     for options in _SPELLINGS:
         indent = options.get("indent")
-        text = None if indent is None else _indented(items, " " * indent, "\n")
+        # (Indented JSON is what json.dumps writes slowly, in pure Python.)
+        text = None if indent is None else dumps_plain(items, indent=indent)
         if text is None:
             text = json.dumps(items, **options)
         if "\\" in text or len(text) in gold.spelled:
@@ -187,51 +188,6 @@ def _spell(gold: GoldPlan, items: list[Any]) -> None:
         around = score_clean_array(f"x{text}x", gold)
         if type(alone) is ReferenceVerdict and type(around) is ReferenceVerdict:
             gold.spelled[len(text)] = (text, alone, around)
-
-
-def _indented(value: Any, indent: str, newline: str) -> str | None:
-    """``json.dumps(value, indent=len(indent))`` for values made of strings, integers, null,
-    booleans, arrays and string-keyed objects (gold plans are), written directly: the
-    standard library writes indented JSON with its pure-Python encoder, several times
-    slower (``newline``: a newline and the indentation of ``value``'s own level). None for
-    anything else. (A spelling only lets an answer be recognised: the verdicts stored with
-    it are computed from the text itself, whichever it is.)"""
-    kind = type(value)
-    if kind is str:
-        return _ENCODE_ASCII(value)
-    if kind is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    if len(newline) > 64:  # deeper than gold plans go: left to json.dumps
-        return None
-    inner = newline + indent
-    parts: list[str] = []
-    if kind is list:
-        if not value:
-            return "[]"
-        for item in value:
-            text = _indented(item, indent, inner)
-            if text is None:
-                return None
-            parts.append(text)
-        return "[" + inner + ("," + inner).join(parts) + newline + "]"
-    if kind is dict:
-        if not value:
-            return "{}"
-        for key, item in value.items():
-            text = _indented(item, indent, inner)
-            if text is None or type(key) is not str:
-                return None
-            parts.append(_ENCODE_ASCII(key) + ": " + text)
-        return "{" + inner + ("," + inner).join(parts) + newline + "}"
-    return None
-
-
-# What json.dumps does with a string by default (ensure_ascii), without its dispatch.
-_ENCODE_ASCII: Final = json.encoder.encode_basestring_ascii
 
 
 def prepare_gold(gold: GoldPlan | list[Any] | str) -> GoldPlan:
