@@ -31,6 +31,13 @@ flags and ``--parity-only``), and its CPU time per item is given relative to pla
 Targets (issue 15): default ``score --per-item`` at least 8x the reference evaluator's
 throughput, ``--parity-only --per-item`` at least 20x, and no style more than 3x the cost of
 plain JSON. Exit status 1 when a target is missed, 2 when data or the checkout is missing.
+
+**The floor**: beside each target's budget (the reference's CPU time per completion divided by
+the target), two parts that any ``score`` run pays for every record, timed in the same rounds:
+reading the records (``fast_json.loads`` of each JSONL line, as ``score`` reads them) and the
+reference verdict alone (:func:`plancheck.scoring.reference.score_completion` on each
+completion, warm: no file, no line, no summary). A budget below their sum cannot be met by
+anything that reads the records and computes the reference's verdict in this implementation.
 """
 
 from __future__ import annotations
@@ -54,11 +61,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_score import _records  # (the bench scripts share their corpus code)
 from bench_scoring import Corpus, reference_scorer
 
+from plancheck import fast_json
 from plancheck.build_info import build_info
 from plancheck.cli import main as plancheck_main
 from plancheck.corpus.paths import release_dir
 from plancheck.scoring.batch import clear_caches
-from plancheck.scoring.reference import prepare_gold
+from plancheck.scoring.reference import prepare_gold, score_completion
 from plancheck.testing.completions import (
     MUTATION_WEIGHTS,
     STYLES,
@@ -122,6 +130,17 @@ def _cli(arguments: list[str]) -> Callable[[], None]:
     return run
 
 
+def _read_all(lines: list[str]) -> None:
+    loads = fast_json.loads
+    for line in lines:
+        loads(line)
+
+
+def _verdicts(corpus: Corpus) -> None:
+    for _, completion, gold in corpus:
+        score_completion(completion, gold)
+
+
 def _cpu(job: Callable[[], None]) -> float:
     start = time.process_time()
     job()
@@ -170,8 +189,11 @@ def main(argv: list[str] | None = None) -> int:
         predictions = _write(records, folder / "mixed.jsonl")
         per_item = str(folder / "items.jsonl")
         base = ["score", "--gold", str(benchmark), "--per-item", per_item, "--format", "json"]
+        lines = predictions.read_text(encoding="utf-8").splitlines()
         jobs: dict[str, Callable[[], None]] = {
             "reference evaluator": lambda: reference(corpus),
+            "reading the records": lambda: _read_all(lines),
+            "the verdict alone": lambda: _verdicts(corpus),
             "score --per-item": _cli([*base, str(predictions)]),
             "score --parity-only --per-item": _cli([*base, "--parity-only", str(predictions)]),
         }
@@ -186,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         reference_time = times.pop("reference evaluator")
         print(f"{'reference evaluator':34}{reference_time / n * 1e6:12.1f}"
               f"{n / reference_time:10.0f}{1.0:13.1f}x")
+        floor = times.pop("reading the records") + times.pop("the verdict alone")
         for name, target in (("score --per-item", TARGET_DEFAULT),
                              ("score --parity-only --per-item", TARGET_PARITY)):
             speedup = reference_time / times[name]
@@ -193,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
             failed |= not ok
             print(f"{name:34}{times[name] / n * 1e6:12.1f}{n / times[name]:10.0f}"
                   f"{speedup:13.1f}x   target {target:.0f}x: {'ok' if ok else 'MISSED'}")
+        print(f"\nthe floor, paid by every run (in process, warm, no output): reading the "
+              f"records and the reference verdict alone, {floor / n * 1e6:.1f} us/item; "
+              f"budgets: {reference_time / n / TARGET_DEFAULT * 1e6:.1f} us/item for "
+              f"{TARGET_DEFAULT:.0f}x, {reference_time / n / TARGET_PARITY * 1e6:.1f} for "
+              f"{TARGET_PARITY:.0f}x")
         if args.per_style > 0:
             failed |= _per_style(tasks, args.per_style, folder, base, runs)
     return 1 if failed else 0
