@@ -19,7 +19,8 @@ Sections of a case (each header on a line of its own):
 ``[file NAME]``, ``[file NAME encoding=ENCODING]``
     the lines after it are written to ``NAME`` (the first ``[file]`` of a case with no body
     right after ``[case]`` is its main input), in UTF-8 or in ``ENCODING`` (``latin-1`` makes
-    a file that is not UTF-8 out of a fixture that is).
+    a file that is not UTF-8 out of a fixture that is); with only blank lines after it, the
+    file holds just those line breaks (none: an empty file).
 ``[tools]``
     an inline DSL toolset, written to ``tools.wf`` and passed as ``--tools tools.wf``.
 ``[gold]``
@@ -144,6 +145,9 @@ def parse_cases(path: Path) -> Iterator[Case]:
             case.python = _body(body)
         elif body and any(line.strip() for line in body):
             case.files[target] = _body(body)
+            case.main = case.main or target
+        elif target != MAIN:  # a [file] with nothing in it: an empty file (blank lines kept)
+            case.files[target] = "\n" * len(body)
             case.main = case.main or target
 
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):

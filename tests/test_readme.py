@@ -36,3 +36,24 @@ def test_the_examples_run_and_print_what_they_say() -> None:
         for claim in expected:
             assert any(claim in line for line in printed), (claim, printed)
         assert len(printed) >= len(expected)
+
+
+# A path of this repository, written in backticks or a link: `tests/cli/test_cli.py`.
+_REPO_PATH = re.compile(
+    r"(?<![\w./-])((?:plancheck|tests|bench|docs|scripts|examples|\.ci)/[\w./-]*[\w/])")
+# Files of other projects that the documentation names with the same prefixes.
+_FOREIGN = {"scripts/evaluate.py"}  # DORA's evaluation driver
+
+
+def test_the_files_the_documentation_names_exist() -> None:
+    """The README and docs/ name files of this repository (tests that hold a claim, modules,
+    benchmarks); each must be there."""
+    root = README.parent
+    missing = []
+    for doc in (README, *sorted((root / "docs").glob("*.md"))):
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            for match in _REPO_PATH.finditer(line):
+                path = match.group(1).rstrip(".")
+                if path not in _FOREIGN and not (root / path).exists():
+                    missing.append(f"{doc.name}:{number}: {path}")
+    assert missing == []

@@ -169,7 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_ERROR
         assert module is not None  # args.command is None unless a command's module loaded
         run: Command = module.run
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # here, where a reader that went away is still caught (below)
+        return code
     except UsageError as error:
         print(f"plancheck: error: {error}", file=sys.stderr)
         print("Run `plancheck --help` for usage.", file=sys.stderr)
@@ -178,10 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("plancheck: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`); nothing more to say.
+        # The reader went away (e.g. `| head`): nothing more can be said, and the report is
+        # incomplete, so the run did not pass (an I/O error; 0 would read as "clean").
         with contextlib.suppress(OSError):
             sys.stdout.close()
-        return EXIT_OK
+        return EXIT_ERROR
     except SystemExit as exit_:
         return int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
     except OSError as error:  # the environment failed (a full disk, a permission): not a bug

@@ -235,6 +235,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
                   f"{error.strerror or error}", file=sys.stderr)
             return EXIT_ERROR
+    for path, summary in summaries.items():
+        if not summary.n and not summary.unmatched:  # never a silent pass over nothing
+            print(f"plancheck: warning[PC117]: {path} holds no records (no line that is not "
+                  "blank); nothing was scored", file=sys.stderr)
     if single is not None:
         total = single.copy(name="all")
     documents = [

@@ -101,6 +101,8 @@ def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "tex
     source = SourceFile(file, lines=lines)
     if kind == "jsonl":
         source.units.extend(_jsonl_units(text, file, lines, strict))
+        if not source.units:
+            source.units.append(empty_batch(file))
     elif kind == "dsl":
         _dsl_units(source, text, file, lines)
     elif kind == "json":
@@ -108,6 +110,17 @@ def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "tex
     else:
         source.units.append(_text_unit(text, file, lines, strict))
     return source
+
+
+def empty_batch(display: str) -> PlanUnit:
+    """The unit of a JSONL batch without a record: a ``PC117`` warning, so that an empty
+    batch is never "All checks passed"."""
+    unit = PlanUnit(display, None, Positions(display, LineIndex("")))
+    unit.diagnostics.append(make(
+        "PC117", f"{display} holds no records (no line that is not blank); nothing was checked",
+        data={"path": display},
+    ).with_context(file=display, record=None))
+    return unit
 
 
 # --------------------------------------------------------------------------- JSON documents

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 from typing import IO
 
-from plancheck.compiler.frontends import jsonl_unit, parse_source, sniff_kind
+from plancheck.compiler.frontends import empty_batch, jsonl_unit, parse_source, sniff_kind
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
@@ -224,9 +224,12 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
     del head  # the reader holds it until it has served it
     try:
         number = 0
+        records = 0
         while True:
             data = reader.readline(max_size + 1)
             if not data:
+                if not records:
+                    yield empty_batch(display)
                 return
             number += 1
             if number == 1 and data.startswith(_BOM):
@@ -239,6 +242,7 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
                         break
                     size += len(data)
                 size -= data.endswith(b"\n")
+                records += 1
                 unit = PlanUnit(display, f"line {number}", Positions(display, LineIndex("")))
                 unit.diagnostics.append(too_large(display, size, max_size,
                                                   record=f"line {number}"))
@@ -247,6 +251,7 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
             try:
                 line = data.decode("utf-8")
             except UnicodeDecodeError as error:  # only from a pipe: files are checked first
+                records += 1
                 unit = PlanUnit(display, f"line {number}", Positions(display, LineIndex("")))
                 unit.diagnostics.append(make(
                     "PC001", f"cannot read {display}: line {number}: {error}",
@@ -256,6 +261,7 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
             if line.endswith("\n"):
                 line = line[:-1]
             if line.strip():
+                records += 1
                 yield jsonl_unit(line, number, 0, display, LineIndex(line, first_line=number),
                                  strict)
     finally:

@@ -1,5 +1,5 @@
 """Usability: files after options, misspelt commands, an endpoint that refuses, credentials in
-a base URL, the hint to --retry-errors, long JSONL lines."""
+a base URL, the hint to --retry-errors, long JSONL lines, a reader that goes away."""
 
 from __future__ import annotations
 
@@ -168,3 +168,29 @@ def test_a_refused_call_names_the_host() -> None:
     client.close()
     assert f"127.0.0.1:{port} refused the connection" in str(raised.value)
     assert raised.value.attempts == 3 and raised.value.status is None
+
+
+@pytest.mark.parametrize("arguments", [
+    ["examples/flood_plan.json"],  # findings, written when the check is done
+    ["check", "--format", "jsonl", "examples/flood_plan.json"],  # written as found
+    ["explain"],  # no plan at all
+])
+def test_a_reader_that_goes_away_is_an_error_not_a_pass(arguments: list[str]) -> None:
+    """`plancheck plan.json | head` under `set -o pipefail`: the report was cut short, so the
+    run must not exit 0 (read as "clean"), and it says nothing more (no traceback, no
+    "Exception ignored")."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write fails with EPIPE
+    try:
+        result = subprocess.run([sys.executable, "-m", "plancheck", *arguments],
+                                stdout=write, stderr=subprocess.PIPE, text=True, check=False,
+                                cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    finally:
+        os.close(write)
+    assert result.returncode == 2
+    assert result.stderr == ""
