@@ -49,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR if any(d.code in ("PC001", "PC002") for d in blocking) else \
             EXIT_FINDINGS
     plans = [r for r in reports if r.plan is not None]
+    if not plans:  # an empty batch, say: there is nothing to print, which must not pass
+        print(f"plancheck fmt: no plan found in {args.file}", file=sys.stderr)
+        return EXIT_FINDINGS
     for report in plans:
         assert report.plan is not None
         if args.to == "json":

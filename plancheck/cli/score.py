@@ -154,14 +154,20 @@ def run(args: argparse.Namespace) -> int:
         print_plain(toolset_problems)
         return EXIT_ERROR
     # A directory stands for the planner runner's output in it.
+    folders = {str(Path(path) / "predictions.jsonl"): path for path in args.predictions
+               if path != "-" and is_dir(path)}
     args.predictions = [
         str(Path(path) / "predictions.jsonl") if path != "-" and is_dir(path) else path
         for path in args.predictions
     ]
-    unreadable = [path for path in args.predictions if path != "-" and not _readable(path)]
+    unreadable = {path: why for path in args.predictions
+                  if path != "-" and (why := _unreadable(path)) is not None}
     if unreadable:
-        for path in unreadable:
-            print(f"plancheck: error[PC001]: cannot read {path}", file=sys.stderr)
+        for path, why in unreadable.items():
+            if path in folders:
+                why = (f"a directory stands for the predictions.jsonl that `plancheck plan "
+                       f"--out {folders[path]}` writes there, and it has none")
+            print(f"plancheck: error[PC001]: cannot read {path}: {why}", file=sys.stderr)
         return EXIT_ERROR
     options = ScoreOptions(
         strict=args.strict or args.scoring == "strict",
@@ -338,12 +344,13 @@ def _per_item_writer(path: str) -> Any:
     return False
 
 
-def _readable(path: str) -> bool:
+def _unreadable(path: str) -> str | None:
+    """Why ``path`` cannot be opened for reading (the system's words), or None."""
     try:
         with open(path, "rb"):
-            return True
-    except OSError:
-        return False
+            return None
+    except OSError as error:
+        return error.strerror or str(error)
 
 
 def _exit_code(total: Any, problems: list[str]) -> int:

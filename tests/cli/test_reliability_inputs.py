@@ -130,6 +130,25 @@ def test_empty_directory_is_not_a_pass(work: Path) -> None:
     assert "no plan files" in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize(("command", "code", "said"), [
+    (("check",), 0, "warning[PC117]: empty.jsonl holds no records"),
+    (("fmt", "--to", "dsl"), 1, "no plan found in empty.jsonl"),
+    (("fix",), 1, "no plan to repair"),
+    (("compile", "--to", "python"), 1, "no plan found in empty.jsonl"),
+    (("score", "--gold", "good.json"), 0, "warning[PC117]: empty.jsonl holds no records"),
+])
+def test_an_empty_batch_is_never_a_silent_pass(work: Path, command: tuple[str, ...], code: int,
+                                               said: str) -> None:
+    """A JSONL batch with only blank lines (a run that wrote nothing): every command says so."""
+    _plan_file(work / "good.json")
+    (work / "empty.jsonl").write_text("\n\n")
+    result = run_plancheck(*command, "empty.jsonl", cwd=work)
+    _no_crash(result)
+    assert result.returncode == code, result.stderr
+    assert said in result.stdout + result.stderr
+    assert "All checks passed" not in result.stdout
+
+
 def test_unreadable_directory_is_not_a_pass(work: Path, locked: Path) -> None:
     result = run_plancheck("check", "locked", cwd=work)
     _no_crash(result)
