@@ -1,4 +1,5 @@
-"""What a reference reads from a tool's result: an output, or a place inside one.
+"""What a reference reads from a tool's result (an output, or a place inside one), and what a
+reference nested in an argument's value fills (a place inside an input).
 
 Tool-call syntaxes reach into structured results (``{{steps.0.output.entities[0].name}}``,
 ``$v.items[0]$``). The reference carries the output's name as its key and the rest as a
@@ -51,6 +52,26 @@ def output_at(tool: ToolSignature, key: str, path: str = "") -> Param | None:
         if schema is None:
             return None
     return param_from_schema(key + path, schema, required=True, output=True)
+
+
+def input_place(param: Param, pointer: str) -> Param | None:
+    """The parameter that a reference nested at ``pointer`` (a JSON pointer into the value of
+    input ``param``, as :attr:`Argument.nested` records it) fills, typed by the place the
+    input's JSON Schema describes there (through ``properties`` and ``items``), and named by
+    its path (``observations[0].contents``). None when the input has no JSON Schema or the
+    schema does not describe the place: nothing is known that the reference must fit (a
+    place the schema rules out is the literal check's to report)."""
+    if not isinstance(param, SchemaParam) or not pointer:
+        return None
+    schema: Any = param.schema
+    path = ""
+    for token in pointer.split("/")[1:]:
+        name = token.replace("~1", "/").replace("~0", "~")
+        schema = _below(schema, name)
+        if not schema:  # ruled out (None) or not described ({})
+            return None
+        path += f"[{name}]" if name.isdigit() else f".{name}"
+    return param_from_schema(param.name + path, schema, required=True)
 
 
 def _below(schema: Any, name: str | None) -> Any:

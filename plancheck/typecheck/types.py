@@ -2,7 +2,8 @@
 
 * A reference whose producing output is not a subtype of the consuming input (and does not
   convert to it) is an error, ``PC301``, labelled at the consuming argument with a secondary
-  label at the producing step.
+  label at the producing step. A reference nested in a literal argument is typed by the
+  place it fills, when the input's JSON Schema describes it.
 * A reference accepted only through an implicit conversion is a warning, ``PC303``.
 * A literal path whose extension is not a format of the expected type is a warning, ``PC302``
   (a path is weak evidence).
@@ -20,6 +21,7 @@ from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
+from plancheck.ir.output_paths import input_place
 from plancheck.ir.references import format_reference
 from plancheck.ir.schema_types import VALUE, declared_kind, json_shown, with_holes
 from plancheck.typecheck.names import Link, PlanFacts, Resolution
@@ -69,10 +71,15 @@ def check_step_types(
     """The type checks of one step whose tool is known, given its resolved references
     (``tools``: the known tools of the plan's steps, by position)."""
     lattice = toolset.lattice
-    # (References nested in a literal are resolved but not typed: the literal is checked
-    # around them, each place taken to hold whatever it should.)
-    by_name = {link.argument.name: link for link in links
-               if link.reference is link.argument.value}
+    by_name: dict[str, Link] = {}
+    nested: list[Link] = []
+    for resolved in links:
+        if resolved.reference is resolved.argument.value:
+            by_name[resolved.argument.name] = resolved
+        else:
+            nested.append(resolved)
+    if nested:
+        _check_nested(step, tool, nested, tools, facts, toolset, findings)
     for argument in step.args:
         param = tool.input(argument.name)
         if param is None:
@@ -95,6 +102,34 @@ def check_step_types(
             found = _check_literal(step, argument, literal, param, tool, lattice)
             if found is not None:
                 findings.add(found)
+
+
+def _check_nested(
+    step: Step,
+    tool: ToolSignature,
+    nested: list[Link],
+    tools: Mapping[int, ToolSignature],
+    facts: PlanFacts,
+    toolset: Toolset,
+    findings: Findings,
+) -> None:
+    """References nested in a literal argument, typed by the place they fill: the input's JSON
+    Schema at that place (a place it does not describe takes anything; the literal around
+    the references is checked by itself, each place taken to hold whatever it should)."""
+    for link in nested:
+        param = tool.input(link.argument.name)
+        output = link.output
+        producer_tool = tools.get(link.producer)
+        if param is None or output is None or producer_tool is None:
+            continue
+        pointer = next((at for at, reference in link.argument.nested
+                        if reference is link.reference), "")
+        place = input_place(param, pointer)
+        if place is None:
+            continue
+        for code in reference_codes(output, place, producer_tool, tool, toolset):
+            findings.report(code, reference_diagnostic, code, step, link, place, tool,
+                            producer_tool, toolset, facts)
 
 
 def reference_codes(
@@ -290,8 +325,14 @@ def _check_literal(
 
 
 def _bridging_tools(output: Param, param: Param, toolset: Toolset) -> list[ToolSignature]:
-    """Tools that take what was produced and make what is expected (a missing step)."""
+    """Tools that take what was produced and make what is expected (a missing step): between
+    the pool's own types only. Of JSON value kinds (a schema pool's `List`, `String`) a tool
+    that takes an array and returns a string converts nothing (`delete_entities` is no way
+    from a list of entities to a name)."""
     lattice = toolset.lattice
+    if declared_kind(output.type, lattice.decls) is not None or \
+            declared_kind(param.type, lattice.decls) is not None:
+        return []
     found = []
     for candidate in toolset.tools.values():
         takes = any(lattice.compat(output, p.type) is Compat.OK for p in candidate.inputs)

@@ -478,6 +478,42 @@ def test_nested_references_are_resolved(tmp_path: Path,
     assert "contents" in wrong["message"] and "found integer 7" in wrong["message"]
 
 
+@pytest.mark.parametrize(("place", "reference", "expected"), [
+    # A name where a name goes, inside the list of observations: it fits.
+    ("entityName", "{{steps.0.output.entities[0].name}}", []),
+    # The list of entities where one entity's name goes.
+    ("entityName", "{{steps.0.output.entities}}", ["PC301"]),
+    # An array where an array of strings goes: kinds match (items are not compared, as
+    # for a reference passed whole).
+    ("contents", "{{steps.0.output.entities}}", []),
+    ("contents", "{{steps.0.output.entities[0].observations}}", []),
+    # A place the schema rules out (observations list no `note`) is the literal check's to
+    # report, once; the reference in it is not typed.
+    ("note", "{{steps.0.output.entities}}", ["PC302"]),
+])
+def test_nested_references_are_typed_by_the_place_they_fill(
+        place: str, reference: str, expected: list[str], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A reference inside a list or object argument is typed by the input schema's place
+    (``observations[0].entityName`` is a string), as a reference passed whole is typed by the
+    input's schema."""
+    observation: dict[str, Any] = {"entityName": "Acme_Corp", "contents": ["founded 1999"]}
+    observation[place] = reference
+    calls = [{"name": "search_nodes", "arguments": {"query": "Acme"}},
+             {"name": "add_observations", "arguments": {"observations": [observation]}}]
+    path = write(tmp_path / "calls.json", calls)
+    _, diagnostics = check(capsys, "--tools", str(MEMORY_POOL), str(path))
+    assert [d["code"] for d in diagnostics if d["severity"] != "info"] == expected
+    if expected == ["PC301"]:
+        (found,) = diagnostics
+        assert "`add_observations.observations[0].entityName` expects `String`" in found["message"]
+        span = found["labels"][0]["span"]
+        line = path.read_text(encoding="utf-8").splitlines()[span["start_line"] - 1]
+        assert line[span["start_col"] - 1:].startswith(f'"{reference}"')
+        # JSON value kinds are no types to convert between: no tool is offered as a bridge.
+        assert not found["help"] and not found["fixes"]
+
+
 def test_references_into_untyped_outputs(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     calls = [{"name": "search_repositories", "arguments": {"query": "plancheck"}},
@@ -530,9 +566,16 @@ _scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 5), st.floats(all
                                       "<GENERATED>-0-<a>", "", "{", "[1,", "38.0", " -7 ",
                                       "{{steps.0.output.entities[0].name}}",
                                       "{{steps.0.output.entities[*].x[0]}}", "$v.a[1].b$"]))
-_values = st.recursive(_scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "#0"]), inner,
-                                                 max_size=3)), max_leaves=6)
+
+
+def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    # (A named function: hypothesis reads a lambda's source to check that it recurses, and
+    # misreads one written over several lines.)
+    return st.one_of(st.lists(inner, max_size=3),
+                     st.dictionaries(st.sampled_from(["a", "b", "#0"]), inner, max_size=3))
+
+
+_values = st.recursive(_scalars, _containers, max_leaves=6)
 _names = st.one_of(st.sampled_from(["open_nodes", "read_graph", "nope", ""]), _scalars)
 _arguments = st.one_of(_values, _values.map(json.dumps))
 
