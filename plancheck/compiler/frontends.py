@@ -114,7 +114,7 @@ def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "tex
 
 def empty_batch(display: str) -> PlanUnit:
     """The unit of a JSONL batch without a record: a ``PC117`` warning, so that an empty
-    batch is never "All checks passed"."""
+    batch is never "All checks passed" (a DSL file without a plan gets one too)."""
     unit = PlanUnit(display, None, Positions(display, LineIndex("")))
     unit.diagnostics.append(make(
         "PC117", f"{display} holds no records (no line that is not blank); nothing was checked",
@@ -399,3 +399,13 @@ def _dsl_units(source: SourceFile, text: str, file: str, lines: LineIndex) -> No
         name = plan.name or (f"plan {i}" if len(module.plans) > 1 else None)
         source.units.append(PlanUnit(file, name, positions, plan=plan,
                                      diagnostics=plan_diagnostics.get(i, [])))
+    if not module.plans and not module.diagnostics:  # nothing to check must not pass
+        names = ", ".join(f"`{t.name}`" for t in module.toolsets)
+        source.diagnostics.append(make(
+            "PC117",
+            f"{file} declares no plan, only the toolset {names}; nothing was checked"
+            if names else f"{file} declares no plan; nothing was checked",
+            help=[f"lint a toolset with `plancheck toolset lint {file}`; check plans against "
+                  f"it with `plancheck check --tools {file} PLAN`"] if names else [],
+            data={"path": file},
+        ).with_context(file=file, record=None))

@@ -150,10 +150,11 @@ _ALL = [
     _c("PC116", "invalid-record", E, "A JSONL record does not hold a plan.",
        "A record must be a plan array or an object with one of the fields structured_plan, "
        "plan, completion or model_answer."),
-    _c("PC117", "empty-batch", W, "A JSONL batch holds no records.",
-       "The file was read as a JSONL batch (one plan or record a line) and has no line that is "
-       "not blank, so nothing in it was checked or scored. A batch is usually empty because "
-       "the run that should have written it wrote nothing; it is reported, never passed."),
+    _c("PC117", "empty-input", W, "The input holds no plan to check.",
+       "A JSONL batch (one plan or record a line) without a line that is not blank, or a "
+       "workflow DSL file that declares no plan (nothing, or only a toolset): nothing in it "
+       "was checked or scored. An empty batch is usually a run that wrote nothing; it is "
+       "reported, never passed. A toolset file is linted by `plancheck toolset lint`."),
     # ---------------------------------------------------------------- names
     _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
        "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "
