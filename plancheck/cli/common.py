@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from typing import TextIO
+from typing import Any, TextIO
 
 from plancheck.cli import UsageError
 from plancheck.diagnostics.codes import BY_NAME, CODES
@@ -81,3 +81,21 @@ def print_plain(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None)
               file=out)
         for text in diagnostic.help:
             print(f"  = help: {text}", file=out)
+
+
+def per_item_writer(path: str) -> Any:
+    """The writer of ``--per-item`` (a :class:`~plancheck.scoring.batch.PerItemWriter`: the
+    file is replaced whole when the run ends well, and locked against a second run meanwhile),
+    or False after saying why it cannot be written."""
+    from plancheck.locks import LockHeld
+    from plancheck.scoring.batch import PerItemWriter
+
+    try:
+        return PerItemWriter(path)
+    except LockHeld as error:
+        print(f"plancheck: error: {error}; wait for it to finish, or write elsewhere",
+              file=sys.stderr)
+    except OSError as error:
+        print(f"plancheck: error[PC001]: cannot write {path}: {error.strerror or error}",
+              file=sys.stderr)
+    return False

@@ -86,9 +86,10 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(module.source)
     else:
+        from plancheck.fileio import write_text_atomically
+
         try:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(module.source)
+            write_text_atomically(args.output, module.source)
         except OSError as error:
             print(f"plancheck compile: cannot write {args.output}: {error.strerror or error}",
                   file=sys.stderr)

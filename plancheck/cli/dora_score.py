@@ -18,7 +18,7 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 
 
 def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
-    from plancheck.cli.common import load_toolset_or_exit, print_plain
+    from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
     from plancheck.dora.errors import DoraInputError
     from plancheck.dora.polygons import PolygonWarning
     from plancheck.scoring.dora_run import DoraRunError, load_gold, load_run, score_run
@@ -46,13 +46,16 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
                                  if issubclass(w.category, PolygonWarning)):
         print(f"plancheck: warning: {message}", file=sys.stderr)
     if args.per_item:
+        writer = per_item_writer(args.per_item)
+        if writer is False:
+            return EXIT_ERROR
         try:
-            with open(args.per_item, "w", encoding="utf-8") as handle:
+            with writer:
                 for item in results.items:
-                    handle.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
+                    writer.write(json.dumps(item, ensure_ascii=False, sort_keys=True))
         except OSError as error:
-            print(f"plancheck: error[PC001]: cannot write {args.per_item}: {error}",
-                  file=sys.stderr)
+            print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
+                  f"{error.strerror or error}", file=sys.stderr)
             return EXIT_ERROR
     if args.format == "json":
         print(json.dumps({"schema_version": 1, "benchmark": "dora", "gold": gold_paths,

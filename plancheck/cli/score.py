@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from plancheck.cli.common import load_toolset_or_exit, print_plain
+    from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
     from plancheck.compiler.frontends import read_text
     from plancheck.fileio import is_dir
     from plancheck.scoring.batch import (
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     # added up once, and copied when done.
     single = summaries[args.predictions[0]] if len(summaries) == 1 else None
     problems: list[str] = []
-    writer = _per_item_writer(args.per_item) if args.per_item else None
+    writer = per_item_writer(args.per_item) if args.per_item else None
     if writer is False:
         return EXIT_ERROR
 
@@ -326,22 +326,6 @@ def _once_each(paths: list[str]) -> list[str]:
         seen[key] = path
         kept.append(path)
     return kept
-
-
-def _per_item_writer(path: str) -> Any:
-    """The writer of ``--per-item``, or False after saying why it cannot be written."""
-    from plancheck.locks import LockHeld
-    from plancheck.scoring.batch import PerItemWriter
-
-    try:
-        return PerItemWriter(path)
-    except LockHeld as error:
-        print(f"plancheck: error: {error}; wait for it to finish, or write elsewhere",
-              file=sys.stderr)
-    except OSError as error:
-        print(f"plancheck: error[PC001]: cannot write {path}: {error.strerror or error}",
-              file=sys.stderr)
-    return False
 
 
 def _unreadable(path: str) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from plancheck.cli.common import per_item_writer
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring.callscore import (
     Calls,
@@ -34,9 +35,12 @@ def run_calls(args: argparse.Namespace, gold: list[Calls], toolset: Toolset | No
             return EXIT_ERROR
         items.extend(score_calls(gold, documents(text, path), path, toolset))
     if args.per_item:
-        with open(args.per_item, "w", encoding="utf-8") as handle:
+        writer = per_item_writer(args.per_item)
+        if writer is False:
+            return EXIT_ERROR
+        with writer:
             for item in items:
-                handle.write(item.line() + "\n")
+                writer.write(item.line())
     for item in items:
         problem = item.problem
         if problem is not None:

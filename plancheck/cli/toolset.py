@@ -78,9 +78,10 @@ def _export(toolset: Any, target: str, output: str | None, *, plain: bool) -> in
     if output is None:
         sys.stdout.write(text)
         return EXIT_OK
+    from plancheck.fileio import write_text_atomically
+
     try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_text_atomically(output, text)  # an old export stays whole until this one is
     except OSError as error:
         reason = error.strerror or str(error)
         print_plain([make("PC001", f"cannot write {output}: {reason}", data={"path": output})])

@@ -212,6 +212,56 @@ def test_fix_in_place_never_leaves_a_half_written_plan(tmp_path: Path) -> None:
     assert target.stat().st_mode & 0o777 == 0o640
 
 
+@pytest.mark.parametrize("command", [
+    ["toolset", "export", "--to", "mcp", "-o", "OUT"],
+    ["compile", "--to", "python", "-o", "OUT", "examples/flood_plan.json"],
+])
+def test_other_writers_never_leave_a_half_written_file(tmp_path: Path,
+                                                       command: list[str]) -> None:
+    """`toolset export -o` and `compile -o` replace their file whole: a write that fails
+    (the disk full, here a 300-byte file size limit) leaves the old file as it was."""
+    target = tmp_path / "out.txt"
+    target.write_text("old\n")
+    arguments = [str(target) if word == "OUT" else word for word in command]
+    result = subprocess.run([sys.executable, "-m", "plancheck", *arguments], cwd=REPO,
+                            capture_output=True, text=True, preexec_fn=_limit_file_size,
+                            timeout=60, check=False)
+    assert result.returncode == 2, result.stderr
+    assert "cannot write" in result.stderr and "internal error" not in result.stderr
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def _call_gold(tmp_path: Path) -> list[str]:
+    gold = tmp_path / "calls.jsonl"
+    gold.write_text(json.dumps({"id": "a", "tool_calls": [{"name": "read_graph",
+                                                             "arguments": {}}]}) + "\n")
+    return ["--gold", str(gold), str(gold), "--tools",
+            str(REPO / "tests" / "data" / "real" / "mcp" / "server-memory.json")]
+
+
+@pytest.mark.parametrize("kind", ["tool calls", "dora"])
+def test_every_score_per_item_file_is_locked_and_replaced_whole(
+        tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The per-item files of tool-call and DORA scoring behave as DisasterBench's do: a second
+    run into the same file is refused while one runs, and a finished run replaces it."""
+    per_item = tmp_path / "per_item.jsonl"
+    per_item.write_text('{"old": true}\n')
+    inputs = (_call_gold(tmp_path) if kind == "tool calls" else
+              ["--gold", str(REPO / "examples" / "dora" / "tasks"),
+               str(REPO / "examples" / "dora" / "run")])
+    with FileLock(lock_path_for(per_item), what=str(per_item)):
+        code, _, err = _score(capsys, *inputs, "--per-item", str(per_item))
+    assert code == 2 and "in use" in err
+    assert per_item.read_text() == '{"old": true}\n'
+    code, _, _ = _score(capsys, *inputs, "--per-item", str(per_item))
+    assert code == 0
+    lines = per_item.read_text().splitlines()
+    assert lines and "old" not in json.loads(lines[0])
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("per_item")) == \
+        ["per_item.jsonl"]
+
+
 def test_a_run_stops_when_the_endpoint_goes_down(tmp_path: Path) -> None:
     from plancheck.planners.base import PlanningTask, PlanResult
     from plancheck.planners.runner import RunOptions, run_tasks
