@@ -230,6 +230,8 @@ class GoldIndex:
 
     @classmethod
     def parse(cls, text: str, file: str) -> GoldIndex:
+        if not text.strip():
+            raise GoldError([_unusable(file, "the gold file is empty: it holds no gold plan")])
         lines = LineIndex(text)
         if file.lower().endswith((".jsonl", ".ndjson")) or _looks_like_jsonl(text):
             return cls(file, _jsonl_tasks(text, file, lines))
