@@ -1,7 +1,7 @@
 """``plancheck toolset``: show, lint and export tool pools.
 
     plancheck toolset show [--tools T] [--format text|json]
-    plancheck toolset lint [TOOLSET ...]
+    plancheck toolset lint [TOOLSET ...] [--tools TOOLSET]
     plancheck toolset export --to mcp|openai|openai-responses|dsl [--tools T] [-o FILE] [--plain]
 
 A toolset is anything ``--tools`` accepts: the built-in pool (default), a DSL file, a release
@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="toolset files or release directories (default: the built-in pool)")
     lint.add_argument("--format", choices=("text", "json"), default="text",
                       help="output format")
+    lint.add_argument("--tools", metavar="TOOLSET", action="append", default=[],
+                      dest="more_toolsets",
+                      help="a toolset to check, as the other commands name one (repeatable)")
     export = actions.add_parser("export", help="write a toolset as MCP, OpenAI tools or DSL",
                                 description="Write a toolset in another format. The output "
                                 "loads back (--tools FILE) into an equivalent toolset.")
@@ -52,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     command = args.toolset_command
     if command == "lint":
-        return _lint(args.toolsets or [None], args.format)
+        return _lint([*args.toolsets, *args.more_toolsets] or [None], args.format)
     toolset, diagnostics = load_toolset_or_exit(args.tools)
     if toolset is None:
         print_plain(diagnostics)
@@ -141,7 +144,7 @@ def _lint(specs: list[str | None], output_format: str) -> int:
     from plancheck.cli.common import locate_toolset_problems, read_toolset_text
     from plancheck.diagnostics.model import Diagnostic, Severity
     from plancheck.diagnostics.positions import LineIndex
-    from plancheck.render.text import TextRenderer, summary_line, use_colour
+    from plancheck.render.text import TextRenderer, counted, summary_line, use_colour
 
     found: list[Diagnostic] = []
     lines: dict[str, LineIndex] = {}
@@ -167,7 +170,8 @@ def _lint(specs: list[str | None], output_format: str) -> int:
             print()
         counts = {s: sum(1 for d in found if d.severity is s) for s in Severity}
         print(summary_line(counts[Severity.ERROR], counts[Severity.WARNING],
-                           counts[Severity.INFO], 0, len(specs)))
+                           counts[Severity.INFO], 0, len(specs),
+                           checked=counted(len(specs), "toolset")))
     if any(d.code == "PC001" for d in found):
         return EXIT_ERROR
     return EXIT_FINDINGS if any(d.severity is Severity.ERROR for d in found) else EXIT_OK

@@ -137,14 +137,20 @@ def _clip(shown: str, offset: int, length: int) -> str:
                                               else "")
 
 
-def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int) -> str:
-    def count(n: int, word: str) -> str:
-        return f"{n} {word}{'' if n == 1 else 's'}"
+def counted(n: int, word: str) -> str:
+    """``1 plan``, ``2 plans``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
+
+def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int,
+                 *, checked: str | None = None) -> str:
+    """The last line of a report; ``checked`` says what was checked when it was not plans in
+    files (``1 toolset``)."""
+    count = counted
     found = [count(errors, "error"), count(warnings, "warning")]
     if infos:
         found.append(count(infos, "note"))
-    checked = f"{count(plans, 'plan')} in {count(files, 'file')}"
+    checked = checked or f"{count(plans, 'plan')} in {count(files, 'file')}"
     if not errors and not warnings and not infos:
         return f"All checks passed ({checked})."
     return f"Found {', '.join(found[:-1])} and {found[-1]} ({checked} checked)."

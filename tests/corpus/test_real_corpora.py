@@ -79,6 +79,16 @@ def test_seal_tools_responses_are_outputs() -> None:
         "properties",)
 
 
+def test_toolset_lint_names_its_pools_as_other_commands_do(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`toolset lint --tools POOL`, as `check`, `show` and `export` name a pool, and a summary
+    that counts toolsets (not "0 plans in 1 file")."""
+    assert main(["toolset", "lint", "--tools", str(MEMORY_POOL)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "All checks passed (1 toolset)."
+    assert main(["toolset", "lint", str(TASKBENCH_POOL), "--tools", str(MEMORY_POOL)]) == 0
+    assert "(2 toolsets checked)" in capsys.readouterr().out
+
+
 def test_lint_flags_taskbench_case_variant_type(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["toolset", "lint", str(TASKBENCH_POOL), "--format", "json"]) == 0
     [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
