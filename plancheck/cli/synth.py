@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_OK if found else EXIT_FINDINGS
     if not found:
-        print(f"plancheck synth: no type-correct workflow of at most {args.max_steps} steps "
+        steps = f"{args.max_steps} step{'s' if args.max_steps != 1 else ''}"
+        print(f"plancheck synth: no type-correct workflow of at most {steps} "
               f"reaches `{args.goal}` from the given inputs", file=sys.stderr)
         return EXIT_FINDINGS
     return EXIT_OK

@@ -11,8 +11,9 @@ arguments that do not fit the parameter's JSON Schema (``PC302``).
 
 A trajectory declares no outputs and no dependencies (they follow from the references), so the
 plan-schema checks on those fields do not apply. References nested inside a list or object
-argument, and references to a whole observation (``trajectory[N].obs``), are checked here for
-the call they name (``PC206``/``PC207``); their key and type are not checked.
+argument are resolved and typed as any other (the place they fill typed by the parameter's
+JSON Schema); references to a whole observation (``trajectory[N].obs``) are checked here for
+the call they name (``PC206``/``PC207``) only.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from plancheck.compiler.units import PlanUnit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
-from plancheck.diagnostics.span import Span
+from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.dora.references import Malformed, TrajectoryReference, parse_reference
 from plancheck.dora.trajectory import (
     RawCall,
@@ -125,11 +126,14 @@ class _Lowering:
         args = []
         for key, value in decoded.items():
             value_span = span.child(key) if inline else span
-            args.append(Argument(key, self.binding(value, value_span, raw.position, key),
-                                 value_span, None if inline else span))
+            nested: list[tuple[str, Reference]] = []
+            binding = self.binding(value, value_span, raw.position, key, nested)
+            args.append(Argument(key, binding, value_span, None if inline else span,
+                                 nested=tuple(nested)))
         return tuple(args), True
 
-    def binding(self, value: Any, span: Span, position: int, key: str) -> Binding:
+    def binding(self, value: Any, span: Span, position: int, key: str,
+                nested: list[tuple[str, Reference]]) -> Binding:
         if isinstance(value, str):
             parsed = parse_reference(value)
             if isinstance(parsed, TrajectoryReference) and parsed.key is not None:
@@ -141,23 +145,32 @@ class _Lowering:
                 self.malformed(value, span, position, key)
                 return Literal(value, span)
             return read_binding(value, span)  # also reads DisasterBench `<GENERATED>-k-<key>`
-        self.nested(value, span, position, key)
+        self.nested(value, span, "", position, key, nested)
         return Literal(value, span)
 
-    def nested(self, value: Any, span: Span, position: int, key: str) -> None:
-        """Check the call numbers of references inside a list or object argument."""
-        if isinstance(value, list):
-            for i, item in enumerate(value):
-                self.nested(item, span.child(i), position, key)
-        elif isinstance(value, dict):
-            for member, item in value.items():
-                self.nested(item, span.child(member), position, key)
+    def nested(self, value: Any, span: Span, pointer: str, position: int, key: str,
+               found: list[tuple[str, Reference]]) -> None:
+        """The references inside a list or object argument, into ``found`` with their JSON
+        pointers in the argument's value (resolved and typed as any other reference is); the
+        call numbers of whole observations are checked here."""
+        if isinstance(value, (list, dict)):
+            members = enumerate(value) if isinstance(value, list) else value.items()
+            for token, item in members:
+                self.nested(item, span.child(token), f"{pointer}/{escape_pointer(str(token))}",
+                            position, key, found)
         elif isinstance(value, str):
             parsed = parse_reference(value)
-            if isinstance(parsed, TrajectoryReference):
+            if isinstance(parsed, TrajectoryReference) and parsed.key is not None:
+                found.append((pointer, Reference(parsed.step - self.base, parsed.key, span,
+                                                 raw=value)))
+            elif isinstance(parsed, TrajectoryReference):
                 self.check_step(parsed.step, span, position, key)
             elif isinstance(parsed, Malformed):
                 self.malformed(value, span, position, key)
+            else:
+                bound = read_binding(value, span)  # a DisasterBench `<GENERATED>-k-<key>`
+                if isinstance(bound, Reference):
+                    found.append((pointer, bound))
 
     def check_step(self, written: int, span: Span, position: int, key: str) -> None:
         """``PC206``/``PC207`` for a reference the IR cannot hold (nested, whole observation)."""

@@ -225,6 +225,33 @@ def test_malformed_nested_and_whole_observation_references(
     ])
 
 
+def test_nested_references_are_resolved_and_typed(
+    tmp_path: Path, pool: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reference inside a list argument names an output the call returns (PC208 if not)
+    and fills its place with the right type (the mask's path is no class id). The list around
+    them is schema-checked with their places holes (it once drew a PC302: "an item that is not
+    an integer" for the count)."""
+    trajectory = [
+        {"tool": "seg.building_damage", "arguments": {"image_path": "a.tif"}},
+        {"tool": "ras.vectorize", "arguments": {"mask_path": "<mask_path> from trajectory[0].obs"}},
+        {"tool": "ras.area", "arguments": {
+            "mask_path": "<mask_path> from trajectory[0].obs",
+            "class_ids": [2, "<count> from trajectory[1].obs",
+                          "<mask_path> from trajectory[0].obs"]}},
+        {"tool": "m.summarize", "arguments": {"title": "Damage", "facts": [
+            "<area_m2> from trajectory[2].obs", {"polygons": "<geojson> from trajectory[1].obs"}]}},
+    ]
+    _, diagnostics = lint(tmp_path, pool, json.dumps(trajectory, indent=1), capsys)
+    found = [(d["code"], d["span"]["pointer"]) for d in diagnostics]
+    assert sorted(found) == [
+        ("PC208", "/3/arguments/facts/1/polygons"),  # ras.vectorize returns no `geojson`
+        ("PC301", "/2/arguments/class_ids/2"),  # a path where an integer goes
+    ]
+    wrong = next(d for d in diagnostics if d["code"] == "PC301")
+    assert "`ras.area.class_ids[2]` expects `Integer`" in wrong["message"]
+
+
 def test_malformed_calls_are_reported(tmp_path: Path, pool: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     trajectory = {"query": "How much damage?", "trajectory": [
