@@ -87,6 +87,7 @@ class TextRenderer:
         out: list[str] = []
         previous_line = None
         offset = 0
+        display = ""
         for label in labels:
             line_no = label.span.start_line
             start, end = index.line_bounds(line_no)
@@ -97,15 +98,17 @@ class TextRenderer:
                 # The first label of a line is its primary one, if any: the window follows it.
                 offset = _window_start(length, max(label.span.start_col - 1, 0))
                 shown = index.text[start + offset:min(end, start + offset + _MAX_EXCERPT_COLUMNS)]
+                display = _clip(shown, offset, length)
                 number = str(line_no).rjust(width)
                 out.append(f"{self.paint(number + ' |', _BLUE)} "
-                           f"{_clip(shown, offset, length)}")
+                           f"{display.replace(chr(9), ' ' * _TAB_WIDTH)}")
             previous_line = line_no
-            out.append(self._underline(label, length, width, diagnostic.severity, offset))
+            out.append(self._underline(label, length, width, diagnostic.severity, offset,
+                                       display))
         return out
 
     def _underline(self, label: Label, length: int, width: int, severity: Severity,
-                   offset: int = 0) -> str:
+                   offset: int = 0, display: str = "") -> str:
         span = label.span
         start = max(span.start_col - 1, 0)
         end = span.end_col - 1 if span.end_line == span.start_line else length
@@ -115,11 +118,39 @@ class TextRenderer:
         last = _MAX_EXCERPT_COLUMNS + lead
         start, end = min(start, last), min(end, last + 1)
         end = max(end, start + 1)
-        mark = ("^" if label.primary else "-") * (end - start)
+        # Characters to terminal columns: a tab is shown as four spaces, a wide character
+        # (CJK, most emoji) takes two columns and a combining mark none, so that the marks
+        # stand under what they label, as the line above shows it.
+        before = _columns(display[:start])
+        under = _columns(display[start:end]) + max(0, end - max(start, len(display)))
+        mark = ("^" if label.primary else "-") * max(under, 1)
         style = _COLOURS[severity] if label.primary else _BLUE
         message = f" {label.message}" if label.message else ""
-        return (f"{' ' * width} {self.paint('|', _BLUE)} {' ' * start}"
+        return (f"{' ' * width} {self.paint('|', _BLUE)} {' ' * before}"
                 f"{self.paint(mark + message, style)}")
+
+
+_TAB_WIDTH = 4
+
+
+def _columns(text: str) -> int:
+    """The terminal columns ``text`` takes as the excerpt shows it."""
+    if text.isascii() and "\t" not in text:
+        return len(text)  # (the common case)
+    import unicodedata
+
+    total = 0
+    for character in text:
+        if character == "\t":
+            total += _TAB_WIDTH
+        elif unicodedata.combining(character) or unicodedata.category(character) in (
+                "Mn", "Me", "Cf"):
+            continue
+        elif unicodedata.east_asian_width(character) in ("W", "F"):
+            total += 2
+        else:
+            total += 1
+    return total
 
 
 def _window_start(length: int, column: int) -> int:

@@ -133,6 +133,47 @@ def test_the_excerpt_of_a_long_jsonl_line_shows_the_reported_column(
     assert excerpt.endswith("…") or len(excerpt) < 200
 
 
+def _terminal_columns(text: str) -> int:
+    """Columns a terminal gives ``text`` (the test's own count: East Asian wide characters
+    take two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+@pytest.mark.parametrize(("indent", "path"), [
+    ("\t", "/d/fog.jpg"),  # a plan indented with tabs
+    ("  ", "数据/雾天桥梁🌉.jpg"),  # wide characters before the label, on its line
+])
+def test_the_carets_stand_under_what_they_label(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], indent: str, path: str) -> None:
+    """Tabs are shown as spaces and wide characters take two columns, so the marks line up
+    with the text above them as a terminal shows it."""
+    plan = [dict(step) for step in FOG_CHAIN]
+    plan[0] = {**plan[0], "inputs": {"weather_degraded_image_path": path, "bogus": 1}}
+    # The inputs on a short line of their own, indented: the wide path and the unknown input
+    # share it, and the tabs before them are in the excerpt's window.
+    first = {key: value for key, value in plan[0].items() if key != "inputs"}
+    text = ("[\n" + indent + json.dumps(first)[:-1] + ",\n" + indent * 2 + '"inputs": '
+            + json.dumps(plan[0]["inputs"], ensure_ascii=False) + "},\n"
+            + ",\n".join(indent + json.dumps(step) for step in plan[1:]) + "\n]\n")
+    file = tmp_path / "plan.json"
+    file.write_text(text, encoding="utf-8")
+    code, out, _ = _run(capsys, "check", "--select", "PC202", str(file))
+    assert code == 1
+    lines = out.splitlines()
+    caret = next(i for i, line in enumerate(lines) if "^" in line and "unknown input" in line)
+    excerpt, underline = lines[caret - 1], lines[caret]
+    assert "\t" not in excerpt
+    before = underline.index("^")
+    # The excerpt's prefix that fills as many terminal columns as the underline's lead.
+    shown = next(excerpt[:n] for n in range(len(excerpt) + 1)
+                 if _terminal_columns(excerpt[:n]) >= before)
+    assert _terminal_columns(shown) == before
+    assert excerpt[len(shown):].startswith('"bogus"'), (excerpt, underline)
+    assert underline.count("^") == len('"bogus"')
+
+
 def test_the_toolset_cache_stays_bounded(tmp_path: Path) -> None:
     import os
     import subprocess
