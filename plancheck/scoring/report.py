@@ -354,7 +354,7 @@ def _tool_vs_em_table(results: Results, s: _Settings) -> Table:
                     s.rate(run.param_acc, run.n, "param_acc"),
                     s.rate(run.dep_acc, run.n, "dep_acc"),
                     s.rate(run.exec_equiv, run.exec_n, "exec_equiv"),
-                    str(run.n),
+                    run.n,
                 ]
             )
     return Table(
@@ -417,7 +417,7 @@ def _depth_table(results: Results, s: _Settings, cap: int) -> Table:
             cell = cells.get((label, method))
             row.append(s.rate(cell.em, cell.n, "em") if cell else None)
             tasks += cell.n if cell else 0
-        rows.append([*row, str(tasks)])
+        rows.append([*row, tasks])
     notes = ["depth = number of steps of the gold plan; EM micro-averaged over models"]
     if results.unknown_tasks:
         notes.append(f"{results.unknown_tasks} items name no task of the gold file")
@@ -445,7 +445,7 @@ def _composition_table(results: Results, s: _Settings) -> Table:
             row.append(
                 s.rate(tally.em, tally.n, "em") if tally.n else None
             )
-        rows.append([*row, str(count)])
+        rows.append([*row, count])
     return Table(
         "composition",
         "Exact match (%) by composition",
@@ -505,6 +505,17 @@ def _grid(table: Table, *, ci: bool, fmt: str) -> list[list[str]]:
     return grid
 
 
+def _alignment(table: Table) -> list[str]:
+    """Numbers right-aligned (a column of estimates and counts), words left-aligned."""
+    aligned = []
+    for column in range(len(table.columns)):
+        cells = [row[column] for row in table.rows if column < len(row)]
+        numeric = any(c is not None for c in cells) and all(
+            c is None or isinstance(c, (Estimate, int, float)) for c in cells)
+        aligned.append("right" if numeric else "left")
+    return aligned
+
+
 def render_tables(tables: list[Table], fmt: str = "text", *, ci: bool = False) -> str:
     """All tables in one format."""
     if fmt == "json":
@@ -520,7 +531,8 @@ def render_tables(tables: list[Table], fmt: str = "text", *, ci: bool = False) -
     for table in tables:
         headers = [latex_escape(c) for c in table.columns] if fmt == "latex" else table.columns
         body = tabulate(
-            _grid(table, ci=ci, fmt=fmt), headers=headers, tablefmt=style, disable_numparse=True
+            _grid(table, ci=ci, fmt=fmt), headers=headers, tablefmt=style, disable_numparse=True,
+            colalign=_alignment(table),
         )
         if fmt == "markdown":
             notes = "".join(f"\n\n_{note}_" for note in table.notes)

@@ -120,7 +120,9 @@ def test_json_tables_hold_the_rates(
     compositions = {row["Composition"]: row for row in tables["composition"]["rows"]}
     nodes = sum(1 for t in sample(gold_tasks) if composition_of(t["structured_plan"]) == "Node")
     assert nodes
-    assert compositions["Node"]["n"] == str(4 * nodes)
+    assert compositions["Node"]["n"] == 4 * nodes  # a count is a JSON number
+    assert all(isinstance(row["n"], int) for name in ("depth", "composition", "tool_vs_em")
+               for row in tables[name]["rows"])
 
 
 def test_text_markdown_latex_and_csv(
@@ -146,6 +148,10 @@ def test_text_markdown_latex_and_csv(
         capsys, str(results), "--gold", str(benchmark_path), "--format", "latex", "--table", "fpof"
     )
     assert code == 0 and "\\begin{tabular}" in latex and "\\caption{" in latex
+    # Words left-aligned, numbers right-aligned.
+    _, latex_em, _ = report(capsys, str(results), "--gold", str(benchmark_path), "--format",
+                            "latex", "--table", "em")
+    assert "\\begin{tabular}{lrr}" in latex_em
     assert "-- Parameter Error" in latex
     code, table, _ = report(capsys, str(results), "--gold", str(benchmark_path), "--format", "csv")
     assert code == 0
