@@ -95,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
-    from plancheck.compiler.frontends import read_text
+    from plancheck.compiler.frontends import read_text, scored_lines
     from plancheck.fileio import is_dir
     from plancheck.scoring.batch import (
         InputError,
@@ -189,11 +189,15 @@ def run(args: argparse.Namespace) -> int:
 
     runner_errors: dict[str, int] = {}
     repeated: dict[str, int] = {}
+    scores: list[str] = []  # prediction files that hold scores (per-item lines), not predictions
 
     def records() -> Any:
         for path in args.predictions:
             ids: set[str] = set()
-            for record in read_records(path):
+            for number, record in enumerate(read_records(path)):
+                if number == 0 and record.text is not None and scored_lines(record.text):
+                    scores.append(path)
+                    break
                 if record.text is not None:
                     if _runner_error(record.text):
                         runner_errors[path] = runner_errors.get(path, 0) + 1
@@ -241,8 +245,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
                   f"{error.strerror or error}", file=sys.stderr)
             return EXIT_ERROR
+    for path in scores:
+        print(f"plancheck: warning[PC117]: {path} holds the per-item lines `plancheck score` "
+              "writes (scores, not predictions); nothing in it was scored", file=sys.stderr)
     for path, summary in summaries.items():
-        if not summary.n and not summary.unmatched:  # never a silent pass over nothing
+        if not summary.n and not summary.unmatched and path not in scores:  # never silent
             print(f"plancheck: warning[PC117]: {path} holds no records (no line that is not "
                   "blank); nothing was scored", file=sys.stderr)
     if single is not None:

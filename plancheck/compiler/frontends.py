@@ -347,11 +347,52 @@ def _calls_in_text(unit: PlanUnit) -> None:
 
 def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterator[PlanUnit]:
     offset = 0
+    first = True
     for number, line in enumerate(text.split("\n"), start=1):
         start = offset
         offset += len(line) + 1
         if line.strip():
+            if first and scored_lines(line):
+                yield scored_file(file)
+                return
+            first = False
             yield jsonl_unit(line, number, start, file, lines, strict)
+
+
+# The fields of the per-item lines `plancheck score` writes, by the kind of gold plan: any one
+# of these sets, in a record holding no plan, marks a file of scores.
+_SCORED_FIELDS = (
+    frozenset({"em", "tool_acc", "fpof_type", "diagnostics"}),  # DisasterBench
+    frozenset({"source", "metrics", "unreadable", "diagnostics"}),  # tool calls
+    frozenset({"benchmark", "question_id", "status", "t_any"}),  # DORA
+)
+
+
+def scored_lines(line: str) -> bool:
+    """Whether a JSONL line (a file's first record) is a per-item line of ``plancheck score``
+    rather than something to check: such files lie beside the predictions they score."""
+    if '"diagnostics"' not in line and '"question_id"' not in line:
+        return False  # (the common case, settled without parsing)
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(record, dict) or any(key in record for key in RECORD_PLAN_FIELDS):
+        return False
+    return any(fields <= record.keys() for fields in _SCORED_FIELDS)
+
+
+def scored_file(display: str) -> PlanUnit:
+    """The unit of a file of ``plancheck score``'s per-item lines: a ``PC117`` warning (there
+    is no plan in it), not an error a line."""
+    unit = PlanUnit(display, None, Positions(display, LineIndex("")))
+    unit.diagnostics.append(make(
+        "PC117", f"{display} holds the per-item lines `plancheck score` writes (scores, not "
+        "plans); nothing was checked",
+        help=["`plancheck report` reads them: `plancheck report RESULTS_DIR`"],
+        data={"path": display},
+    ).with_context(file=display, record=None))
+    return unit
 
 
 def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,

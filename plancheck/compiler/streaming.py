@@ -19,7 +19,14 @@ import sys
 from collections.abc import Iterator
 from typing import IO
 
-from plancheck.compiler.frontends import empty_batch, jsonl_unit, parse_source, sniff_kind
+from plancheck.compiler.frontends import (
+    empty_batch,
+    jsonl_unit,
+    parse_source,
+    scored_file,
+    scored_lines,
+    sniff_kind,
+)
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
@@ -262,6 +269,9 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
                 line = line[:-1]
             if line.strip():
                 records += 1
+                if records == 1 and scored_lines(line):
+                    yield scored_file(display)
+                    return
                 yield jsonl_unit(line, number, 0, display, LineIndex(line, first_line=number),
                                  strict)
     finally:
