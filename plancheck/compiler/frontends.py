@@ -112,15 +112,20 @@ def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "tex
     return source
 
 
-def empty_batch(display: str) -> PlanUnit:
-    """The unit of a JSONL batch without a record: a ``PC117`` warning, so that an empty
-    batch is never "All checks passed" (a DSL file without a plan gets one too)."""
+def nothing_to_check(display: str, what: str, help: list[str] | None = None) -> PlanUnit:
+    """The unit of an input without a plan in it (``what`` says what it holds instead): a
+    ``PC117`` warning, so that it is never "All checks passed", nor an error a line."""
     unit = PlanUnit(display, None, Positions(display, LineIndex("")))
     unit.diagnostics.append(make(
-        "PC117", f"{display} holds no records (no line that is not blank); nothing was checked",
+        "PC117", f"{display} {what}; nothing was checked", help=help or [],
         data={"path": display},
     ).with_context(file=display, record=None))
     return unit
+
+
+def empty_batch(display: str) -> PlanUnit:
+    """The unit of a JSONL batch without a record."""
+    return nothing_to_check(display, "holds no records (no line that is not blank)")
 
 
 # --------------------------------------------------------------------------- JSON documents
@@ -151,6 +156,10 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [unit]
     start = len(text) - len(text.lstrip())
     region = (start, len(text.rstrip()))
+    if isinstance(value, dict) and value.keys() >= _RUN_CONFIG_FIELDS:
+        return [nothing_to_check(
+            file, "holds the configuration `plancheck plan` writes for a run, not a plan",
+            ["its predictions are in predictions.jsonl beside it"])]
     if not _plainly_plan_steps(value):
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:
@@ -383,16 +392,14 @@ def scored_lines(line: str) -> bool:
 
 
 def scored_file(display: str) -> PlanUnit:
-    """The unit of a file of ``plancheck score``'s per-item lines: a ``PC117`` warning (there
-    is no plan in it), not an error a line."""
-    unit = PlanUnit(display, None, Positions(display, LineIndex("")))
-    unit.diagnostics.append(make(
-        "PC117", f"{display} holds the per-item lines `plancheck score` writes (scores, not "
-        "plans); nothing was checked",
-        help=["`plancheck report` reads them: `plancheck report RESULTS_DIR`"],
-        data={"path": display},
-    ).with_context(file=display, record=None))
-    return unit
+    """The unit of a file of ``plancheck score``'s per-item lines."""
+    return nothing_to_check(
+        display, "holds the per-item lines `plancheck score` writes (scores, not plans)",
+        ["`plancheck report` reads them: `plancheck report RESULTS_DIR`"])
+
+
+# The fields of the `config.json` that `plancheck plan --out DIR` writes beside its predictions.
+_RUN_CONFIG_FIELDS = frozenset({"method", "hyperparameters", "toolset", "plancheck_version"})
 
 
 def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,
