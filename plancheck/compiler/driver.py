@@ -162,6 +162,22 @@ def _keeps_unreachable(options: CheckOptions) -> bool:
     return options.keeps("PC503", CODES["PC503"].name)
 
 
+def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic]) -> list[Diagnostic] | None:
+    """What to say of a file that is a tool pool (checked by mistake, or met in a directory
+    walk): one ``PC117``, not a ``PC105`` "expected a plan" (None: it is no pool)."""
+    if len(lowered) != 1 or lowered[0].code != "PC105":
+        return None
+    from plancheck.compiler.frontends import nothing_to_check
+    from plancheck.corpus.pool_formats import pool_kind
+
+    kind = pool_kind(unit.value)
+    if kind is None:
+        return None
+    return nothing_to_check(unit.file, f"holds {kind} (a tool pool), not a plan", [
+        f"lint the pool with `plancheck toolset lint {unit.file}`; check plans against it "
+        f"with `plancheck check --tools {unit.file} PLAN`"]).diagnostics
+
+
 def check_unit(
     unit: PlanUnit,
     toolset: Toolset,
@@ -180,6 +196,10 @@ def check_unit(
             report.value = unit.value
             plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
                                        strict=options.strict_json)
+            if plan is None and unit.record is None:
+                pool = _pool_instead(unit, lowered)
+                if pool is not None:
+                    lowered, report.value = pool, None  # no plan at all: none is counted
             diagnostics.extend(lowered)
         if plan is not None and type(plan) is not Plan:  # tool-call plans: bind to the pool
             from plancheck.compiler.callshapes import bind_plan

@@ -160,6 +160,9 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [nothing_to_check(
             file, "holds the configuration `plancheck plan` writes for a run, not a plan",
             ["its predictions are in predictions.jsonl beside it"])]
+    instead = no_plan_record(value, file)  # one per-item line or task in a .json file
+    if instead is not None:
+        return [instead]
     if not _plainly_plan_steps(value):
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:
@@ -361,8 +364,9 @@ def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterat
         start = offset
         offset += len(line) + 1
         if line.strip():
-            if first and scored_lines(line):
-                yield scored_file(file)
+            instead = not_plans(line, file) if first else None
+            if instead is not None:
+                yield instead
                 return
             first = False
             yield jsonl_unit(line, number, start, file, lines, strict)
@@ -382,20 +386,69 @@ def scored_lines(line: str) -> bool:
     rather than something to check: such files lie beside the predictions they score."""
     if '"diagnostics"' not in line and '"question_id"' not in line:
         return False  # (the common case, settled without parsing)
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
-        return False
+    return _scored_record(_loaded(line))
+
+
+# Words in a line without which it is none of the records below (checked before parsing it).
+_NOT_PLAN_WORDS = ('"diagnostics"', '"question_id"', '"question"', '"api_name"',
+                   '"inputSchema"', '"input_schema"', '"parameters"')
+
+
+def not_plans(line: str, display: str) -> PlanUnit | None:
+    """The one unit of a JSONL file whose first record (``line``) shows that it holds no
+    plans (see :func:`no_plan_record`); None for anything else, which is checked record by
+    record."""
+    if not any(word in line for word in _NOT_PLAN_WORDS):
+        return None  # (the common case, settled without parsing)
+    return no_plan_record(_loaded(line), display, lines=True)
+
+
+def no_plan_record(record: Any, display: str, *, lines: bool = False) -> PlanUnit | None:
+    """The unit saying what ``record`` holds instead of a plan (``lines``: it is the first
+    of a JSONL file, one such record a line): a per-item line of ``plancheck score``, a
+    benchmark's task (BFCL's question files: a question and the tools for it), or a tool
+    definition of a pool written one a line (Seal-Tools' ``tool.jsonl``); None when it may
+    hold something to check."""
     if not isinstance(record, dict) or any(key in record for key in RECORD_PLAN_FIELDS):
-        return False
-    return any(fields <= record.keys() for fields in _SCORED_FIELDS)
+        return None
+    if _scored_record(record):
+        return nothing_to_check(
+            display, "holds the per-item lines `plancheck score` writes (scores, not plans)",
+            ["`plancheck report` reads them: `plancheck report RESULTS_DIR`"])
+    if "question" in record and any(key in record for key in _RECORD_POOL_KEYS) and not any(
+            key in record for key in _ANSWER_KEYS):
+        return nothing_to_check(
+            display, "holds tasks (a question and the tools for it a line), not plans" if lines
+            else "holds a task (a question and the tools for it), not a plan",
+            ["a record with the tools (`function`, `tools`) and an answer (`ground_truth`, "
+             "`tool_calls`, ...) is checked against its own tools"])
+    if lines and "task_id" not in record:
+        from plancheck.corpus.pool_formats import pool_kind
+
+        if pool_kind([record]) is not None:
+            return nothing_to_check(
+                display, "holds tool definitions, one a line (a tool pool), not plans",
+                [f"lint the pool with `plancheck toolset lint {display}`; check plans against "
+                 f"it with `plancheck check --tools {display} PLAN`"])
+    return None
 
 
-def scored_file(display: str) -> PlanUnit:
-    """The unit of a file of ``plancheck score``'s per-item lines."""
-    return nothing_to_check(
-        display, "holds the per-item lines `plancheck score` writes (scores, not plans)",
-        ["`plancheck report` reads them: `plancheck report RESULTS_DIR`"])
+def _loaded(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _scored_record(record: Any) -> bool:
+    return (isinstance(record, dict) and not any(key in record for key in RECORD_PLAN_FIELDS)
+            and any(fields <= record.keys() for fields in _SCORED_FIELDS))
+
+
+# Where a record carries its own tools, and what it may hold that would be an answer to check.
+_RECORD_POOL_KEYS = ("function", "functions", "tools")
+_ANSWER_KEYS = ("ground_truth", "tool_calls", "calls", "answer", "output", "prediction",
+                "trajectory", "steps")
 
 
 # The fields of the `config.json` that `plancheck plan --out DIR` writes beside its predictions.

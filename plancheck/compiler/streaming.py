@@ -22,9 +22,8 @@ from typing import IO
 from plancheck.compiler.frontends import (
     empty_batch,
     jsonl_unit,
+    not_plans,
     parse_source,
-    scored_file,
-    scored_lines,
     sniff_kind,
 )
 from plancheck.compiler.units import PlanUnit, SourceFile
@@ -269,8 +268,9 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
                 line = line[:-1]
             if line.strip():
                 records += 1
-                if records == 1 and scored_lines(line):
-                    yield scored_file(display)
+                instead = not_plans(line, display) if records == 1 else None
+                if instead is not None:
+                    yield instead
                     return
                 yield jsonl_unit(line, number, 0, display, LineIndex(line, first_line=number),
                                  strict)

@@ -43,6 +43,24 @@ def normalise_pool(data: Any) -> Any:
     return data
 
 
+# A pool format, in words (for "FILE holds ..., not a plan").
+_POOL_WORDS = {
+    "mcp": "MCP tool definitions",
+    "openai": "OpenAI tool definitions",
+    "taskbench": "a TaskBench tool graph",
+    "disasterbench-manifest": "a DisasterBench tool manifest",
+}
+
+
+def pool_kind(value: Any) -> str | None:
+    """What kind of tool pool a JSON value is, in words (None: it is none that
+    ``--tools`` reads). Asked of a document that is no plan, to say what it is instead."""
+    from plancheck.corpus.foreign import foreign_format
+
+    found = foreign_format(normalise_pool(value))
+    return _POOL_WORDS.get(found) if found is not None else None
+
+
 def _needs_normalising(item: dict[str, Any]) -> bool:
     inner = item.get("function")
     function: dict[str, Any] = inner if isinstance(inner, dict) else item

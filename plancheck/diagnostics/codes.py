@@ -151,12 +151,14 @@ _ALL = [
        "A record must be a plan array or an object with one of the fields structured_plan, "
        "plan, completion or model_answer."),
     _c("PC117", "empty-input", W, "The input holds no plan to check.",
-       "A JSONL batch (one plan or record a line) without a line that is not blank, a file of "
-       "the per-item lines `plancheck score` writes (scores, not plans), or a workflow DSL "
-       "file that declares no plan (nothing, or only a toolset): nothing in it was checked or "
-       "scored. An empty batch is usually a run that wrote nothing; it is reported, never "
-       "passed. Per-item files are read by `plancheck report`, a toolset file is linted by "
-       "`plancheck toolset lint`."),
+       "A JSONL batch (one plan or record a line) without a line that is not blank; a file "
+       "that holds something else than plans: the per-item lines `plancheck score` writes, "
+       "the config.json of `plancheck plan --out`, a tool pool (MCP, OpenAI, TaskBench, "
+       "Seal-Tools, a DisasterBench manifest) or a benchmark's tasks (BFCL's questions); or "
+       "a workflow DSL file that declares no plan (nothing, or only a toolset). Nothing in it "
+       "was checked or scored. An empty batch is usually a run that wrote nothing; it is "
+       "reported, never passed. Per-item files are read by `plancheck report`, tool pools "
+       "are linted by `plancheck toolset lint` and given to `--tools`."),
     # ---------------------------------------------------------------- names
     _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
        "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "
