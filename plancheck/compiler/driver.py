@@ -168,14 +168,13 @@ def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic]) -> list[Diagnostic]
     if len(lowered) != 1 or lowered[0].code != "PC105":
         return None
     from plancheck.compiler.frontends import nothing_to_check
-    from plancheck.corpus.pool_formats import pool_kind
+    from plancheck.corpus.pool_formats import pool_file
 
-    kind = pool_kind(unit.value)
-    if kind is None:
+    found = pool_file(unit.value, unit.file)
+    if found is None:
         return None
-    return nothing_to_check(unit.file, f"holds {kind} (a tool pool), not a plan", [
-        f"lint the pool with `plancheck toolset lint {unit.file}`; check plans against it "
-        f"with `plancheck check --tools {unit.file} PLAN`"]).diagnostics
+    what, help = found
+    return nothing_to_check(unit.file, f"holds {what}", help).diagnostics
 
 
 def check_unit(

@@ -54,11 +54,26 @@ _POOL_WORDS = {
 
 def pool_kind(value: Any) -> str | None:
     """What kind of tool pool a JSON value is, in words (None: it is none that
-    ``--tools`` reads). Asked of a document that is no plan, to say what it is instead."""
+    ``--tools`` reads)."""
     from plancheck.corpus.foreign import foreign_format
 
     found = foreign_format(normalise_pool(value))
     return _POOL_WORDS.get(found) if found is not None else None
+
+
+def pool_file(value: Any, file: str) -> tuple[str, list[str]] | None:
+    """What a JSON document that is no plan holds instead, when it is part of a tool pool,
+    and where it goes (a message's ``holds ...`` and its help); None when it is none."""
+    if isinstance(value, dict) and {"model_nodes", "data_nodes"} <= value.keys():
+        return ("DisasterBench's workflow graph, not a plan",
+                ["`--tools DIR` reads it with the tool manifest beside it (a release "
+                 "directory)"])
+    kind = pool_kind(value)
+    if kind is None:
+        return None
+    return (f"{kind} (a tool pool), not a plan",
+            [f"lint the pool with `plancheck toolset lint {file}`; check plans against it "
+             f"with `plancheck check --tools {file} PLAN`"])
 
 
 def _needs_normalising(item: dict[str, Any]) -> bool:
