@@ -89,6 +89,33 @@ def test_toolset_lint_names_its_pools_as_other_commands_do(
     assert "(2 toolsets checked)" in capsys.readouterr().out
 
 
+def test_a_walk_of_the_real_corpora_says_which_files_hold_no_plans(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`check tests/data/real`, as a user walks a data directory: every pool and every file of
+    questions is one PC117 naming what it holds, never "expected a plan" or an error a line.
+    (The two snapshots of one example call per tool are no pool --tools reads: PC105.)"""
+    _, diagnostics = check(capsys, str(REAL))
+    by_file: dict[str, Counter[str]] = {}
+    for diagnostic in diagnostics:
+        name = Path(diagnostic["file"]).relative_to(REAL).as_posix()
+        by_file.setdefault(name, Counter())[diagnostic["code"]] += 1
+    no_plans = {name for name, codes in by_file.items() if codes == Counter({"PC117": 1})}
+    assert no_plans == {
+        "bfcl/BFCL_v4_live_parallel.json", "bfcl/BFCL_v4_live_simple.json",
+        "bfcl/BFCL_v4_multiple.json", "bfcl/BFCL_v4_parallel_multiple.json",
+        "mcp/mcp-server-fetch.json", "mcp/server-filesystem.json", "mcp/server-github.json",
+        "mcp/server-memory.json", "sealtools/tool.jsonl", "taskbench/tool_desc.json",
+    }
+    assert {name for name, codes in by_file.items() if "PC105" in codes} == {
+        "mcp/server-filesystem-examples.json", "mcp/server-memory-examples.json"}
+    assert not any("PC116" in codes for codes in by_file.values())
+    messages = {Path(d["file"]).name: d["message"] for d in diagnostics if d["code"] == "PC117"}
+    assert "holds tool definitions, one a line (a tool pool)" in messages["tool.jsonl"]
+    assert "holds a TaskBench tool graph (a tool pool)" in messages["tool_desc.json"]
+    assert "holds tasks (a question and the tools for it a line)" in \
+        messages["BFCL_v4_multiple.json"]
+
+
 def test_lint_flags_taskbench_case_variant_type(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["toolset", "lint", str(TASKBENCH_POOL), "--format", "json"]) == 0
     [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
