@@ -154,12 +154,10 @@ def run(args: argparse.Namespace) -> int:
         print_plain(toolset_problems)
         return EXIT_ERROR
     # A directory stands for the planner runner's output in it.
-    folders = {str(Path(path) / "predictions.jsonl"): path for path in args.predictions
-               if path != "-" and is_dir(path)}
-    args.predictions = [
-        str(Path(path) / "predictions.jsonl") if path != "-" and is_dir(path) else path
-        for path in args.predictions
-    ]
+    inside = {path: str(Path(path) / "predictions.jsonl") for path in args.predictions
+              if path != "-" and is_dir(path)}
+    folders = {file: folder for folder, file in inside.items()}
+    args.predictions = [inside.get(path, path) for path in args.predictions]
     unreadable = {path: why for path in args.predictions
                   if path != "-" and (why := _unreadable(path)) is not None}
     if unreadable:

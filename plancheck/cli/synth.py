@@ -15,6 +15,7 @@ import sys
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+from plancheck.render.text import counted
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,12 +58,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     except SolverTimeout:
         print(f"warning[PC405]: the constraint solver did not finish the synthesis within "
-              f"{args.timeout_ms} ms ({found} workflow{'s' if found != 1 else ''} printed)",
+              f"{args.timeout_ms} ms ({counted(found, 'workflow')} printed)",
               file=sys.stderr)
         return EXIT_OK if found else EXIT_FINDINGS
     if not found:
-        steps = f"{args.max_steps} step{'s' if args.max_steps != 1 else ''}"
-        print(f"plancheck synth: no type-correct workflow of at most {steps} "
+        print(f"plancheck synth: no type-correct workflow of at most "
+              f"{counted(args.max_steps, 'step')} "
               f"reaches `{args.goal}` from the given inputs", file=sys.stderr)
         return EXIT_FINDINGS
     return EXIT_OK

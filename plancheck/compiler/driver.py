@@ -167,14 +167,14 @@ def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic]) -> list[Diagnostic]
     walk): one ``PC117``, not a ``PC105`` "expected a plan" (None: it is no pool)."""
     if len(lowered) != 1 or lowered[0].code != "PC105":
         return None
-    from plancheck.compiler.frontends import nothing_to_check
+    from plancheck.compiler.frontends import no_plan_diagnostic
     from plancheck.corpus.pool_formats import pool_file
 
     found = pool_file(unit.value, unit.file)
     if found is None:
         return None
     what, help = found
-    return nothing_to_check(unit.file, f"holds {what}", help).diagnostics
+    return [no_plan_diagnostic(unit.file, f"holds {what}", help)]
 
 
 def check_unit(

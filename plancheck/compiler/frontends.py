@@ -18,6 +18,7 @@ from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
+from plancheck.fast_json import loads_or_invalid
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
 RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
@@ -116,11 +117,14 @@ def nothing_to_check(display: str, what: str, help: list[str] | None = None) -> 
     """The unit of an input without a plan in it (``what`` says what it holds instead): a
     ``PC117`` warning, so that it is never "All checks passed", nor an error a line."""
     unit = PlanUnit(display, None, Positions(display, LineIndex("")))
-    unit.diagnostics.append(make(
-        "PC117", f"{display} {what}; nothing was checked", help=help or [],
-        data={"path": display},
-    ).with_context(file=display, record=None))
+    unit.diagnostics.append(no_plan_diagnostic(display, what, help))
     return unit
+
+
+def no_plan_diagnostic(display: str, what: str, help: list[str] | None = None) -> Diagnostic:
+    """The ``PC117`` of :func:`nothing_to_check`."""
+    return make("PC117", f"{display} {what}; nothing was checked", help=help or [],
+                data={"path": display}).with_context(file=display, record=None)
 
 
 def empty_batch(display: str) -> PlanUnit:
@@ -156,11 +160,7 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
         return [unit]
     start = len(text) - len(text.lstrip())
     region = (start, len(text.rstrip()))
-    if isinstance(value, dict) and value.keys() >= _RUN_CONFIG_FIELDS:
-        return [nothing_to_check(
-            file, "holds the configuration `plancheck plan` writes for a run, not a plan",
-            ["its predictions are in predictions.jsonl beside it"])]
-    instead = no_plan_record(value, file)  # one per-item line or task in a .json file
+    instead = no_plan_record(value, file)  # a run's configuration, a per-item line, a task
     if instead is not None:
         return [instead]
     if not _plainly_plan_steps(value):
@@ -386,7 +386,7 @@ def scored_lines(line: str) -> bool:
     rather than something to check: such files lie beside the predictions they score."""
     if '"diagnostics"' not in line and '"question_id"' not in line:
         return False  # (the common case, settled without parsing)
-    return _scored_record(_loaded(line))
+    return _scored_record(loads_or_invalid(line))
 
 
 # Words in a line without which it is none of the records below (checked before parsing it).
@@ -400,7 +400,7 @@ def not_plans(line: str, display: str) -> PlanUnit | None:
     record."""
     if not any(word in line for word in _NOT_PLAN_WORDS):
         return None  # (the common case, settled without parsing)
-    return no_plan_record(_loaded(line), display, lines=True)
+    return no_plan_record(loads_or_invalid(line), display, lines=True)
 
 
 def no_plan_record(record: Any, display: str, *, lines: bool = False) -> PlanUnit | None:
@@ -411,33 +411,29 @@ def no_plan_record(record: Any, display: str, *, lines: bool = False) -> PlanUni
     hold something to check."""
     if not isinstance(record, dict) or any(key in record for key in RECORD_PLAN_FIELDS):
         return None
+    from plancheck.corpus.pool_formats import RECORD_POOL_KEYS, pool_kind
+
+    if not lines and record.keys() >= _RUN_CONFIG_FIELDS:
+        return nothing_to_check(
+            display, "holds the configuration `plancheck plan` writes for a run, not a plan",
+            ["its predictions are in predictions.jsonl beside it"])
     if _scored_record(record):
         return nothing_to_check(
             display, "holds the per-item lines `plancheck score` writes (scores, not plans)",
             ["`plancheck report` reads them: `plancheck report RESULTS_DIR`"])
-    if "question" in record and any(key in record for key in _RECORD_POOL_KEYS) and not any(
+    if "question" in record and any(key in record for key in RECORD_POOL_KEYS) and not any(
             key in record for key in _ANSWER_KEYS):
         return nothing_to_check(
             display, "holds tasks (a question and the tools for it a line), not plans" if lines
             else "holds a task (a question and the tools for it), not a plan",
             ["a record with the tools (`function`, `tools`) and an answer (`ground_truth`, "
              "`tool_calls`, ...) is checked against its own tools"])
-    if lines and "task_id" not in record:
-        from plancheck.corpus.pool_formats import pool_kind
-
-        if pool_kind([record]) is not None:
-            return nothing_to_check(
-                display, "holds tool definitions, one a line (a tool pool), not plans",
-                [f"lint the pool with `plancheck toolset lint {display}`; check plans against "
-                 f"it with `plancheck check --tools {display} PLAN`"])
+    if lines and "task_id" not in record and pool_kind([record]) is not None:
+        return nothing_to_check(
+            display, "holds tool definitions, one a line (a tool pool), not plans",
+            [f"lint the pool with `plancheck toolset lint {display}`; check plans against "
+             f"it with `plancheck check --tools {display} PLAN`"])
     return None
-
-
-def _loaded(line: str) -> Any:
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError):
-        return None
 
 
 def _scored_record(record: Any) -> bool:
@@ -445,8 +441,7 @@ def _scored_record(record: Any) -> bool:
             and any(fields <= record.keys() for fields in _SCORED_FIELDS))
 
 
-# Where a record carries its own tools, and what it may hold that would be an answer to check.
-_RECORD_POOL_KEYS = ("function", "functions", "tools")
+# What a record carrying its own tools may hold that would be an answer to check.
 _ANSWER_KEYS = ("ground_truth", "tool_calls", "calls", "answer", "output", "prediction",
                 "trajectory", "steps")
 
