@@ -61,6 +61,21 @@ HOT_PATH = [
     "plancheck/typecheck/deps.py",
     "plancheck/typecheck/names.py",
     "plancheck/typecheck/types.py",
+    "plancheck/checks/context.py",
+    "plancheck/checks/phases.py",
+    "plancheck/checks/registry.py",
+    "plancheck/checks/rule.py",
+    "plancheck/checks/run.py",
+    "plancheck/checks/tables.py",
+    "plancheck/checks/view.py",
+    "plancheck/checks/rules/dependencies.py",
+    "plancheck/checks/rules/early_reads.py",
+    "plancheck/checks/rules/names.py",
+    "plancheck/checks/rules/numbering.py",
+    "plancheck/checks/rules/references.py",
+    "plancheck/checks/rules/types.py",
+    "plancheck/checks/rules/unreachable.py",
+    "plancheck/checks/rules/unused_outputs.py",
 ]
 # mypyc type-checks what it compiles. Packages missing from the build environment are read
 # as untyped (their calls stay dynamic); the project's own strict configuration is for

@@ -11,11 +11,6 @@ from __future__ import annotations
 from plancheck.diagnostics.severity import Severity
 from plancheck.records import FrozenRecord
 
-# The checker's passes, in the order it runs them and reports what they find. Each reports codes
-# of one family of PHASES: lowering and numbering PC1xx, names and references PC2xx,
-# dependencies PC4xx, types PC3xx, early reads, unused and unreachable results PC5xx.
-LOWERING, NUMBERING, NAMES, REFERENCES, DEPENDENCIES, TYPES, EARLY, UNUSED, UNREACHABLE = range(9)
-
 # Code families (the code's third character) and the phase that reports them.
 PHASES = {
     "0": "driver",

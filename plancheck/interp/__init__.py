@@ -5,14 +5,13 @@
 
 ``run`` executes a plan with any executor; ``SymbolicExecutor`` computes values with provenance,
 ``CallableExecutor`` (used by ``replay``) calls real Python functions. ``canonical_form`` and
-``equivalent`` compare plans by what they compute; ``interpretation_diagnostics`` is the
-checker phase built on the symbolic run.
+``equivalent`` compare plans by what they compute; ``checks`` holds what the checker's rules
+of symbolic execution (:mod:`plancheck.checks`) run a step at a time.
 """
 
 from __future__ import annotations
 
 from plancheck.interp.canonical import canonical_form, equivalent
-from plancheck.interp.checks import interpretation_diagnostics
 from plancheck.interp.engine import (
     CallableExecutor,
     ExecutionError,
@@ -31,7 +30,6 @@ __all__ = [
     "Trace",
     "canonical_form",
     "equivalent",
-    "interpretation_diagnostics",
     "replay",
     "run",
 ]

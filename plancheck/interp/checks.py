@@ -15,25 +15,8 @@ from collections.abc import Container, Iterable, Mapping
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, make
-from plancheck.ir.nodes import Plan, Reference, Step, Toolset, ToolSignature
-from plancheck.typecheck.names import PlanFacts, Resolution
-
-
-def interpretation_diagnostics(plan: Plan, resolution: Resolution, toolset: Toolset,
-                               *, unreachable: bool = True) -> list[Diagnostic]:
-    """PC501 and PC502, and PC503 unless ``unreachable`` is false (it is off by default, and
-    checking a plan need not build diagnostics that will be dropped)."""
-    facts = resolution.plan_facts(toolset)
-    flow = DataFlow(facts)
-    findings = Findings()
-    for step in plan.steps:
-        flow.run_step(step, toolset, findings)
-    unused_outputs(facts, flow.consumed, findings,
-                   fields_of_one_response=toolset.outputs_are_fields)
-    diagnostics = findings.diagnostics()
-    if unreachable:
-        diagnostics.extend(_unreachable(plan, resolution))
-    return diagnostics
+from plancheck.ir.nodes import Reference, Step, Toolset, ToolSignature
+from plancheck.typecheck.names import PlanFacts
 
 
 class DataFlow:
@@ -149,24 +132,16 @@ def _unused(position: int, tool: ToolSignature, unused: list[str], used: list[st
     )
 
 
-def _unreachable(plan: Plan, resolution: Resolution) -> list[Diagnostic]:
-    fed_by: dict[int, list[int]] = {}  # consumer position -> producer positions
-    for resolved in resolution.references:
-        fed_by.setdefault(resolved.consumer.position, []).append(resolved.producer.position)
-    findings = Findings()
-    unreachable_steps(plan, resolution.tools, fed_by, findings)
-    return findings.diagnostics()
-
-
-def unreachable_steps(plan: Plan, tools: Mapping[int, ToolSignature],
-                      fed_by: Mapping[int, list[int]], findings: Findings) -> None:
-    """``PC503`` for each step of a known tool (``tools``, by position) whose results do not
-    reach the plan's last step along the references (``fed_by``: the positions of the steps
-    each step's references read, by its position)."""
-    if len(plan.steps) < 2:
+def unreachable_steps(facts: PlanFacts, fed_by: Mapping[int, list[int]],
+                      findings: Findings) -> None:
+    """``PC503`` for each step of a known tool whose results do not reach the plan's last
+    step along the references (``fed_by``: the positions of the steps each step's references
+    read, by its position)."""
+    order = facts.order
+    if len(order) < 2:
         return
     # The steps whose results flow into the last step: a walk back along the references.
-    last = plan.steps[-1].position
+    last = order[-1]
     reaches = {last}
     pending = [last]
     while pending:
@@ -174,13 +149,15 @@ def unreachable_steps(plan: Plan, tools: Mapping[int, ToolSignature],
             if producer not in reaches:
                 reaches.add(producer)
                 pending.append(producer)
-    for step in plan.steps:
-        if step.position in reaches or step.position not in tools:
+    tools = facts.tools
+    for position in order:
+        if position in reaches or position not in tools:
             continue
-        findings.report("PC503", _unreachable_step, step)
+        findings.report("PC503", _unreachable_step, facts, position)
 
 
-def _unreachable_step(step: Step) -> Diagnostic:
+def _unreachable_step(facts: PlanFacts, position: int) -> Diagnostic:
+    step = facts.step(position)
     return make(
         "PC503",
         f"the results of step {step.index} (`{step.tool}`) do not reach the last step",

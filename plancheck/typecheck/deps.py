@@ -16,29 +16,12 @@ from typing import Final
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
 from plancheck.diagnostics.span import Span
-from plancheck.ir.nodes import Plan, Reference, Step, Toolset
+from plancheck.ir.nodes import Reference, Step
 from plancheck.ir.references import derived_content
-from plancheck.typecheck.names import Resolution
 
 
 def derived_dependence(referenced: set[int]) -> list[int]:
     return sorted(referenced) or [-1]
-
-
-def check_dependencies(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Diagnostic]:
-    findings = Findings()
-    limit = toolset.max_predecessors
-    for step in plan.steps:
-        position = step.position
-        check_step_dependencies(
-            step,
-            resolution.referenced_steps.get(position, set()),
-            position in resolution.broken,
-            position in resolution.unkeyed,
-            limit,
-            findings,
-        )
-    return findings.diagnostics()
 
 
 def check_step_dependencies(

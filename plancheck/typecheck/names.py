@@ -1,13 +1,14 @@
 """Name resolution: step numbers, tools, input and output keys, and references.
 
-Produces a :class:`Resolution` that later phases (dependencies, types, interpretation) read
-instead of resolving names again. Problems that would otherwise cascade are cut here: a step
-whose tool is unknown gets one ``PC201`` and no argument errors; a reference that cannot be
-resolved marks its step as *broken* so the dependency phase does not report it a second time.
+Resolving a step's references (:meth:`NameResolver.resolve_references`) gives what the
+later rules (dependencies, types, reachability) read instead of resolving names again.
+Problems that would otherwise cascade are cut here: a step whose tool is unknown gets one
+``PC201`` and no argument errors; a reference that cannot be resolved marks its step as
+*broken* so the dependency rule does not report it a second time.
 
 The checks work one step at a time (:class:`NameResolver`) against :class:`PlanFacts` (each
 step's number, tool and declared outputs, by position), so that one pass over a plan can run
-every phase's checks (:mod:`plancheck.compiler.checker`). What they find is reported as
+every rule (:mod:`plancheck.checks`). What they find is reported as
 :class:`~plancheck.diagnostics.findings.Findings`: a diagnostic is built only when asked for.
 """
 
@@ -36,23 +37,8 @@ from plancheck.ir.references import format_reference
 
 
 # The classes of this module are plain classes (compiled to native classes by mypyc), not
-# dataclasses: see plancheck.records for why start-up avoids dataclasses. Both are compared by
-# identity only.
-class ResolvedReference:
-    """A reference resolved to the step that produces it (``output`` is ``None`` when the
-    producer's tool is unknown)."""
-
-    __slots__ = ("argument", "consumer", "output", "producer", "reference")
-
-    def __init__(self, consumer: Step, argument: Argument, reference: Reference, producer: Step,
-                 output: Param | None) -> None:
-        self.consumer = consumer
-        self.argument = argument
-        self.reference = reference
-        self.producer = producer
-        self.output = output
-
-
+# dataclasses: see plancheck.records for why start-up avoids dataclasses. They are compared
+# by identity only.
 class PlanFacts:
     """What checking one step needs to know about the others, by the steps' positions: each
     step's number, its tool's signature (when the pool knows the tool) and its declared
@@ -128,40 +114,6 @@ class PlanFacts:
         return None
 
 
-class Resolution:
-    """The references of a plan resolved: the tools by step position; the resolved
-    references; per consumer position, the step numbers its arguments reference (also through
-    references whose key is wrong or that are malformed but name a step); the consumers whose
-    references could not all be resolved to an earlier step (``broken``) or have a reference
-    whose output key could not be (``unkeyed``); the facts the phases work from (built from
-    ``plan`` when not given)."""
-
-    __slots__ = ("broken", "facts", "plan", "referenced_steps", "references", "tools",
-                 "unkeyed")
-
-    def __init__(self, plan: Plan, tools: dict[int, ToolSignature] | None = None, *,
-                 facts: PlanFacts | None = None) -> None:
-        self.plan = plan
-        self.tools: dict[int, ToolSignature] = {} if tools is None else tools
-        self.references: list[ResolvedReference] = []
-        self.referenced_steps: dict[int, set[int]] = {}
-        self.broken: set[int] = set()
-        self.unkeyed: set[int] = set()
-        self.facts = facts
-
-    def producer_of(self, consumer: Step, argument: Argument) -> ResolvedReference | None:
-        for resolved in self.references:
-            if resolved.consumer is consumer and resolved.argument is argument:
-                return resolved
-        return None
-
-    def plan_facts(self, toolset: Toolset) -> PlanFacts:
-        """The facts of :attr:`plan` (built once, when the resolution has none)."""
-        if self.facts is None:
-            self.facts = PlanFacts.of_plan(self.plan, toolset)
-        return self.facts
-
-
 class Link:
     """A reference of one step resolved to the step that produces it (by position)."""
 
@@ -235,27 +187,6 @@ def _did_you_mean(name: str, candidates: tuple[str, ...], cutoff: float) -> str 
         return close[0]
     close = get_close_matches(name.lower(), list(lowered), n=1, cutoff=cutoff)
     return lowered[close[0]] if close else None
-
-
-def resolve_names(plan: Plan, toolset: Toolset) -> tuple[Resolution, list[Diagnostic]]:
-    facts = PlanFacts.of_plan(plan, toolset)
-    findings = Findings()
-    resolver = NameResolver(facts, toolset)
-    resolver.check_numbering(findings)
-    for step in plan.steps:
-        resolver.check_step(step, findings)
-    resolution = Resolution(plan, facts.tools, facts=facts)
-    for step in plan.steps:
-        found = resolver.resolve_references(step, findings)
-        resolution.referenced_steps[step.position] = found.referenced
-        if found.broken:
-            resolution.broken.add(step.position)
-        if found.unkeyed:
-            resolution.unkeyed.add(step.position)
-        for link in found.links:
-            resolution.references.append(ResolvedReference(
-                step, link.argument, link.reference, facts.step(link.producer), link.output))
-    return resolution, findings.diagnostics()
 
 
 def check_numbering(facts: PlanFacts, findings: Findings) -> None:

@@ -20,11 +20,11 @@ from functools import lru_cache
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.ir.lattice import Compat, TypeLattice
-from plancheck.ir.nodes import Argument, Literal, Param, Plan, Step, Toolset, ToolSignature
+from plancheck.ir.nodes import Argument, Literal, Param, Step, Toolset, ToolSignature
 from plancheck.ir.output_paths import input_place
 from plancheck.ir.references import format_reference
 from plancheck.ir.schema_types import VALUE, declared_kind, json_shown, with_holes
-from plancheck.typecheck.names import Link, PlanFacts, Resolution
+from plancheck.typecheck.names import Link, PlanFacts
 
 
 def literal_extension(value: object) -> str | None:
@@ -41,22 +41,6 @@ def _extension_of(value: str) -> str | None:
         return None
     extension = "." + base.rsplit(".", 1)[1].lower()
     return extension if 1 < len(extension) <= 8 and extension[1:].isalnum() else None
-
-
-def check_types(plan: Plan, resolution: Resolution, toolset: Toolset) -> list[Diagnostic]:
-    facts = resolution.plan_facts(toolset)
-    links: dict[int, list[Link]] = {}
-    for resolved in resolution.references:
-        links.setdefault(resolved.consumer.position, []).append(Link(
-            resolved.argument, resolved.reference, resolved.producer.position, resolved.output))
-    findings = Findings()
-    tools = resolution.tools
-    for step in plan.steps:
-        tool = tools.get(step.position)
-        if tool is not None:
-            check_step_types(step, tool, links.get(step.position, ()), tools, facts, toolset,
-                             findings)
-    return findings.diagnostics()
 
 
 def check_step_types(

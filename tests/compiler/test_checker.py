@@ -2,12 +2,12 @@
 
 ``check_json_plan`` settles clean steps straight from their JSON and sends every other step
 through the phases' own per-step checks; ``check_plan`` runs those per-step checks in one
-pass over a lowered plan. Both must report exactly what lowering followed by the phases run
-one after the other (``resolve_names``, ``check_dependencies``, ``check_types``,
-``interpretation_diagnostics``) reports: the same diagnostics (codes, messages, labels and
-their spans, notes, help, data, suggestions), in the same order, and the same canonical
-form. Checked on generated plans, on the built-in mutations of plans (``plancheck.scoring.
-completions``), on random edits of their JSON, and on the release's gold plans.
+pass over a lowered plan. Both must report exactly what lowering followed by the registered
+rules run one phase after the other (``tests/support/phased.py``) reports: the same
+diagnostics (codes, messages, labels and their spans, notes, help, data, suggestions), in the
+same order, and the same canonical form. Checked on generated plans, on the built-in
+mutations of plans (``plancheck.testing.completions``), on random edits of their JSON, and on
+the release's gold plans.
 """
 
 from __future__ import annotations
@@ -27,14 +27,11 @@ from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Diagnostic, Severity
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import form_and_completeness
-from plancheck.interp.checks import interpretation_diagnostics
 from plancheck.ir.nodes import Plan, Toolset
 from plancheck.scoring.metrics import PredictionAnalyzer, compact_entry
 from plancheck.testing.completions import MUTATIONS, make_completion
-from plancheck.typecheck.deps import check_dependencies
-from plancheck.typecheck.names import resolve_names
-from plancheck.typecheck.types import check_types
 from tests.strategies import TOOL_NAMES, TOOLSET, json_values, linked_plan, well_typed_plan
+from tests.support.phased import check_phase_by_phase
 
 ROOT = Span("<test>", pointer="")
 _UNKNOWN_TERM = re.compile(r"\?\d+")  # an unknown value's fresh token
@@ -43,16 +40,9 @@ _DIGEST = re.compile(r"#[0-9a-f]{32}")  # a long sub-term, written as its digest
 
 def phases(plan: Plan, toolset: Toolset, *, types: bool = True, interpret: bool = True,
            unreachable: bool = False) -> list[Diagnostic]:
-    """The phases run one after the other, as the pipeline defines them."""
-    resolution, found = resolve_names(plan, toolset)
-    found.extend(check_dependencies(plan, resolution, toolset))
-    if types:
-        found.extend(check_types(plan, resolution, toolset))
-    if interpret:
-        found.extend(
-            interpretation_diagnostics(plan, resolution, toolset, unreachable=unreachable)
-        )
-    return found
+    """The rules run one phase after the other."""
+    return check_phase_by_phase(plan, toolset, types=types, interpret=interpret,
+                                unreachable=unreachable)
 
 
 def _form(form: tuple[str, ...] | None) -> list[str] | None:

@@ -1,0 +1,46 @@
+"""What the rules share while one plan is checked: the facts about its steps, the toolset and
+its tables, the findings, and the facts some rules build for others (the name resolver, the
+data flow) or keep for themselves (:attr:`CheckContext.state`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plancheck.checks.tables import Tables
+from plancheck.diagnostics.findings import Findings
+from plancheck.interp.checks import DataFlow
+from plancheck.ir.nodes import Toolset
+from plancheck.typecheck.names import NameResolver, PlanFacts
+
+__all__ = ["CheckContext"]
+
+
+class CheckContext:
+    """The state of one check of one plan. ``flow`` is the data flow so far (None when no
+    rule run needs it); ``state`` holds what a rule keeps between steps, under its name."""
+
+    __slots__ = ("_resolver", "facts", "findings", "flow", "state", "tables", "toolset")
+
+    def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings, tables: Tables,
+                 flow: DataFlow | None) -> None:
+        self.facts = facts
+        self.toolset = toolset
+        self.findings = findings
+        self.tables = tables
+        self.flow = flow
+        self.state: dict[str, Any] = {}
+        self._resolver: NameResolver | None = None
+
+    def resolver(self) -> NameResolver:
+        """The name checks of the plan (made for the first step that needs them: a JSON plan
+        whose steps are all settled never does)."""
+        resolver = self._resolver
+        if resolver is None:
+            resolver = self._resolver = NameResolver(self.facts, self.toolset)
+        return resolver
+
+    def data_flow(self) -> DataFlow:
+        """The data flow (a rule that declares it needs ``flow`` always has one)."""
+        flow = self.flow
+        assert flow is not None, "a rule that reads the data flow must declare it needs it"
+        return flow

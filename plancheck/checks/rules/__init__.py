@@ -1,0 +1,1 @@
+"""The rules, a module each; :mod:`plancheck.checks.registry` lists them."""

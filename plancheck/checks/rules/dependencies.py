@@ -1,0 +1,61 @@
+"""PC401-PC403: ``dependence`` and ``dependence_content`` against the references made, and
+the pool's limit on predecessors."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from plancheck.checks.context import CheckContext
+from plancheck.checks.rule import Rule
+from plancheck.checks.view import StepView
+from plancheck.diagnostics.model import Diagnostic
+from plancheck.typecheck.deps import (
+    check_step_dependencies,
+    dependence_codes,
+    dependence_diagnostic,
+)
+from plancheck.typecheck.names import PlanFacts
+
+_NO_DEPENDENCE: Final = [-1]
+
+
+class Dependencies(Rule):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("dependencies", "dependencies", ("PC401", "PC402", "PC403"))
+
+    def step(self, view: StepView, context: CheckContext) -> None:
+        limit = context.toolset.max_predecessors
+        if not view.settled:
+            found = view.refs
+            assert found is not None, "the references rule runs first"
+            check_step_dependencies(view.step(), found.referenced, found.broken,
+                                    found.unkeyed, limit, context.findings)
+            return
+        fields = view.fields
+        assert fields is not None
+        dependence, content = fields[2], fields[3]
+        consumed: dict[int, set[str]] = {}
+        for _, _, parts in view.bindings:
+            if parts is not None:
+                keys = consumed.get(parts[0])
+                if keys is None:
+                    consumed[parts[0]] = {parts[1]}
+                else:
+                    keys.add(parts[1])
+        if not consumed and content is None and dependence == _NO_DEPENDENCE and (
+            limit is None or limit >= 0
+        ):
+            return  # reads nothing and declares so: what dependence_codes finds then
+        findings = context.findings
+        for code in dependence_codes(dependence, content, consumed.keys(), consumed, False,
+                                     limit):
+            findings.report(code, _dependence_finding, code, context.facts, view.position,
+                            set(consumed), limit)
+
+
+def _dependence_finding(code: str, facts: PlanFacts, position: int, referenced: set[int],
+                        limit: int | None) -> Diagnostic:
+    """A dependency finding on a settled step: the step is lowered now."""
+    return dependence_diagnostic(code, facts.step(position), referenced, limit)

@@ -1,0 +1,31 @@
+"""PC501: a result read before the step that makes it runs (run in the order listed). Runs
+the plan's data flow, which later rules read (which results were consumed)."""
+
+from __future__ import annotations
+
+from plancheck.checks.context import CheckContext
+from plancheck.checks.rule import Rule
+from plancheck.checks.view import StepView
+
+
+class EarlyReads(Rule):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("early reads", "early reads", ("PC501",), needs=("flow",),
+                         option="interpret")
+
+    def step(self, view: StepView, context: CheckContext) -> None:
+        flow = context.data_flow()
+        if not view.settled:
+            flow.run_step(view.step(), context.toolset, context.findings)
+            return
+        # A settled step's references read earlier steps of known tools, all of whose
+        # outputs are made: none is read early.
+        index, signature = view.index, view.signature
+        assert index is not None and signature is not None
+        flow.start(index)
+        for _, _, parts in view.bindings:
+            if parts is not None:
+                flow.read(parts[0], parts[1])
+        flow.finish(index, signature.output_names)

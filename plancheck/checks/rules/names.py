@@ -1,0 +1,44 @@
+"""PC201-PC204: unknown tools, unknown and missing inputs, outputs other than the tool's."""
+
+from __future__ import annotations
+
+from plancheck.checks.context import CheckContext
+from plancheck.checks.rule import Rule
+from plancheck.checks.view import StepView
+from plancheck.diagnostics.model import Diagnostic
+from plancheck.ir.nodes import ToolSignature
+from plancheck.typecheck.names import (
+    PlanFacts,
+    inputs_pass,
+    outputs_differ,
+    wrong_outputs_diagnostic,
+)
+
+
+class ToolsAndKeys(Rule):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("names", "names", ("PC201", "PC202", "PC203", "PC204"),
+                         hooks=("clean", "step"))
+
+    def clean(self, view: StepView, context: CheckContext) -> bool:
+        fields, signature = view.fields, view.signature
+        assert fields is not None and signature is not None
+        return inputs_pass(fields[4].keys(), signature)
+
+    def step(self, view: StepView, context: CheckContext) -> None:
+        if not view.settled:
+            context.resolver().check_step(view.step(), context.findings)
+            return
+        fields, signature = view.fields, view.signature
+        assert fields is not None and signature is not None
+        if outputs_differ(fields[5], signature):
+            context.findings.report("PC204", _wrong_outputs, context.facts, view.position,
+                                    signature)
+
+
+def _wrong_outputs(facts: PlanFacts, position: int, tool: ToolSignature) -> Diagnostic:
+    """``PC204`` on a settled step: the step is lowered now, and the diagnostic built as for
+    a lowered one."""
+    return wrong_outputs_diagnostic(facts.step(position), tool)

@@ -1,0 +1,17 @@
+"""PC109, PC110: step numbers used twice, or not numbered by position."""
+
+from __future__ import annotations
+
+from plancheck.checks.context import CheckContext
+from plancheck.checks.rule import Rule
+from plancheck.typecheck.names import check_numbering
+
+
+class Numbering(Rule):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("numbering", "numbering", ("PC109", "PC110"), hooks=("start",))
+
+    def start(self, context: CheckContext) -> None:
+        check_numbering(context.facts, context.findings)

@@ -1,0 +1,33 @@
+"""PC205-PC208: malformed references, references to missing or later steps, unknown output
+keys. Resolving a step's references is also what the dependency, type and reachability rules
+read (``view.refs`` of a lowered step, ``view.producers`` of a settled one)."""
+
+from __future__ import annotations
+
+from plancheck.checks.context import CheckContext
+from plancheck.checks.rule import Rule
+from plancheck.checks.view import StepView
+from plancheck.typecheck.names import clean_producer
+
+
+class References(Rule):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("references", "references", ("PC205", "PC206", "PC207", "PC208"),
+                         hooks=("clean", "step"))
+
+    def clean(self, view: StepView, context: CheckContext) -> bool:
+        """Every reference reads an output its (earlier, known) producer makes."""
+        facts, position, producers = context.facts, view.position, view.producers
+        for _, _, parts in view.bindings:
+            if parts is not None:
+                producer = clean_producer(facts, position, parts[0], parts[1])
+                if producer is None:
+                    return False
+                producers.append(producer)
+        return True
+
+    def step(self, view: StepView, context: CheckContext) -> None:
+        if not view.settled:
+            view.refs = context.resolver().resolve_references(view.step(), context.findings)

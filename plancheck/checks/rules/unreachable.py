@@ -1,0 +1,32 @@
+"""PC503 (off by default): a step whose results do not reach the plan's last step."""
+
+from __future__ import annotations
+
+from plancheck.checks.context import CheckContext
+from plancheck.checks.rule import Rule
+from plancheck.checks.view import StepView
+from plancheck.interp.checks import unreachable_steps
+
+
+class Unreachable(Rule):
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__("unreachable", "unreachable", ("PC503",),
+                         hooks=("start", "step", "finish"), option="unreachable")
+
+    def start(self, context: CheckContext) -> None:
+        context.state[self.name] = {}  # consumer position -> the positions it reads
+
+    def step(self, view: StepView, context: CheckContext) -> None:
+        if view.settled:
+            producers = view.producers
+        else:
+            found = view.refs
+            assert found is not None, "the references rule runs first"
+            producers = [link.producer for link in found.links]
+        if producers:
+            context.state[self.name][view.position] = producers
+
+    def finish(self, context: CheckContext) -> None:
+        unreachable_steps(context.facts, context.state[self.name], context.findings)

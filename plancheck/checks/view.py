@@ -1,0 +1,133 @@
+"""One step as the rules see it: its number, tool and signature, and either its IR or, for a
+step object that lowers cleanly, its JSON fields read once.
+
+A step comes in one of two ways. From a lowered plan it has its IR (:meth:`StepView.step`).
+From a JSON plan, a step object with exactly the schema's fields, each well typed, and a tool
+the pool knows (a *candidate*) keeps its JSON: its inputs are read once here
+(:meth:`StepView.read_inputs`: which are references, to which step and output, and which are
+literals), and every rule works from that reading. When no rule's check would find anything it
+cannot report from the JSON (each rule's :meth:`~plancheck.checks.rule.Rule.clean`), the step
+is *settled*: it is never lowered, unless a diagnostic needs its IR. Otherwise its IR is made
+on first use and the rules run their checks on it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, TypeAlias
+
+from plancheck.checks.tables import ToolEntry
+from plancheck.ir.nodes import Literal, MalformedReference, Reference, Step, ToolSignature
+from plancheck.ir.references import mentions_generated, reference_parts
+from plancheck.typecheck.names import PlanFacts, StepReferences
+
+__all__ = ["CallKey", "JsonFields", "JsonInput", "StepView"]
+
+# A clean step object's fields, as written: tool, number, dependence, dependence content (as
+# lowering reads it), inputs and outputs (what ``compiler.lowering.clean_fields`` returns).
+JsonFields: TypeAlias = tuple[
+    str, int, list[int], dict[int, tuple[str, ...]] | None, dict[str, Any], list[str]
+]
+# An input of a candidate step as read: its name, its value, and (step number, output key)
+# when the value is a reference in the common spelling.
+JsonInput: TypeAlias = tuple[str, str, tuple[int, str] | None]
+# What a step calls: its tool and each input's binding, by input name (see call_key).
+CallKey: TypeAlias = tuple[str, tuple[tuple[str, tuple[object, ...]], ...]]
+
+_PREFIX: Final = "<GENERATED>-"
+
+
+class StepView:
+    """One step of the plan being checked (see the module's docstring)."""
+
+    __slots__ = ("_facts", "_step", "bindings", "entry", "fields", "index", "position",
+                 "producers", "refs", "settled", "signature", "tool")
+
+    def __init__(self, facts: PlanFacts, position: int, index: int | None, tool: str | None,
+                 signature: ToolSignature | None, step: Step | None = None,
+                 fields: JsonFields | None = None, entry: ToolEntry | None = None) -> None:
+        self._facts = facts
+        self._step = step
+        self.position = position
+        self.index = index
+        self.tool = tool
+        self.signature = signature  # None when the pool does not know the tool
+        self.fields = fields  # a candidate's JSON fields
+        self.entry = entry  # a candidate's tool, as the fast path looks it up
+        self.bindings: list[JsonInput] = []  # a candidate's inputs, once read
+        self.producers: list[int] = []  # the positions its references read, once resolved
+        self.refs: StepReferences | None = None  # what resolving its IR references found
+        self.settled = False
+
+    @classmethod
+    def of_step(cls, facts: PlanFacts, step: Step) -> StepView:
+        """The view of a lowered step."""
+        return cls(facts, step.position, step.index, step.tool, facts.tools.get(step.position),
+                   step)
+
+    @classmethod
+    def of_fields(cls, facts: PlanFacts, position: int, fields: JsonFields,
+                  entry: ToolEntry) -> StepView:
+        """The view of a candidate: a clean step object of a known tool."""
+        return cls(facts, position, fields[1], fields[0], entry.signature, None, fields, entry)
+
+    def step(self) -> Step:
+        """The step's IR (a candidate's is made on first use)."""
+        step = self._step
+        if step is None:
+            step = self._step = self._facts.step(self.position)
+        return step
+
+    def read_inputs(self) -> bool:
+        """Read a candidate's inputs into :attr:`bindings`: False when some input is not
+        one the fast path reads (not a string, or a string the lowering reads as a
+        reference that is not in the common spelling)."""
+        fields = self.fields
+        if fields is None:
+            return False
+        bindings = self.bindings
+        for name, value in fields[4].items():
+            if type(value) is not str:
+                return False
+            if value.startswith(_PREFIX):
+                parts = reference_parts(value)
+                if parts is not None:
+                    bindings.append((name, value, parts))
+                    continue
+            if mentions_generated(value):
+                return False
+            bindings.append((name, value, None))
+        return True
+
+    def call_key(self) -> CallKey | None:
+        """What the step calls: its tool and its inputs' bindings, the same whether read
+        from the JSON or from the IR (None: no tool, or inputs that could not be read)."""
+        tool = self.tool
+        if tool is None:
+            return None
+        keyed: list[tuple[str, tuple[object, ...]]]
+        if self.settled:
+            keyed = [(name, ("@", parts[0], parts[1], "") if parts is not None else ("s", value))
+                     for name, value, parts in self.bindings]
+        else:
+            step = self.step()
+            if not step.inputs_readable:
+                return None
+            keyed = [(argument.name, _binding_key(argument.value)) for argument in step.args]
+        keyed.sort(key=_name)
+        return (tool, tuple(keyed))
+
+
+def _binding_key(value: Literal | Reference | MalformedReference) -> tuple[object, ...]:
+    if isinstance(value, Reference):
+        return ("@", value.step, value.key, value.path)
+    if isinstance(value, MalformedReference):
+        return ("?", value.raw)
+    literal = value.value
+    if type(literal) is str:
+        return ("s", literal)
+    return ("j", json.dumps(literal, sort_keys=True))
+
+
+def _name(item: tuple[str, tuple[object, ...]]) -> str:
+    return item[0]
