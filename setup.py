@@ -68,15 +68,12 @@ HOT_PATH = [
     "plancheck/checks/run.py",
     "plancheck/checks/tables.py",
     "plancheck/checks/view.py",
-    "plancheck/checks/rules/dependencies.py",
-    "plancheck/checks/rules/early_reads.py",
-    "plancheck/checks/rules/names.py",
-    "plancheck/checks/rules/numbering.py",
-    "plancheck/checks/rules/references.py",
-    "plancheck/checks/rules/types.py",
-    "plancheck/checks/rules/unreachable.py",
-    "plancheck/checks/rules/unused_outputs.py",
 ]
+# The checker's rules, one module each (plancheck/checks/rules/): all compiled, found rather
+# than listed, since an interpreted class cannot subclass the compiled Rule.
+_RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plancheck", "checks", "rules")
+HOT_PATH += sorted(f"plancheck/checks/rules/{name}" for name in os.listdir(_RULES)
+                   if name.endswith(".py") and name != "__init__.py")
 # mypyc type-checks what it compiles. Packages missing from the build environment are read
 # as untyped (their calls stay dynamic); the project's own strict configuration is for
 # development, where every dependency is installed.

@@ -12,8 +12,7 @@ from plancheck.checks.rules.early_reads import EarlyReads
 from plancheck.checks.rules.names import ToolsAndKeys
 from plancheck.checks.rules.numbering import Numbering
 from plancheck.checks.rules.references import References
-
-# from plancheck.checks.rules.repeated_calls import RepeatedCalls
+from plancheck.checks.rules.repeated_calls import RepeatedCalls
 from plancheck.checks.rules.types import Types
 from plancheck.checks.rules.unreachable import Unreachable
 from plancheck.checks.rules.unused_outputs import UnusedOutputs
@@ -27,7 +26,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Dependencies(),
     Types(),
     EarlyReads(),
-    # RepeatedCalls(),
+    RepeatedCalls(),
     UnusedOutputs(),
     Unreachable(),
 )

@@ -101,7 +101,8 @@ class StepView:
 
     def call_key(self) -> CallKey | None:
         """What the step calls: its tool and its inputs' bindings, the same whether read
-        from the JSON or from the IR (None: no tool, or inputs that could not be read)."""
+        from the JSON or from the IR (None: no tool, no input, or inputs that could not be
+        read)."""
         tool = self.tool
         if tool is None:
             return None
@@ -114,6 +115,8 @@ class StepView:
             if not step.inputs_readable:
                 return None
             keyed = [(argument.name, _binding_key(argument.value)) for argument in step.args]
+        if not keyed:
+            return None
         keyed.sort(key=_name)
         return (tool, tuple(keyed))
 

@@ -226,6 +226,10 @@ _ALL = [
        "Nothing computed by this step flows into the plan's last step; it is a separate "
        "deliverable (or an unneeded step). Branching plans have such steps by design, so this "
        "code is reported only when selected (--select PC503).", enabled=False),
+    _c("PC504", "repeated-call", W, "A step repeats an earlier step's call.",
+       "The step calls the same tool with the same inputs as an earlier step, so it computes "
+       "the same results again. Read the earlier step's results instead, or drop the step; "
+       "a step meant to differ has an input written wrong."),
     # ---------------------------------------------------------------- gold comparison
     _c("PC601", "empty-output", E, "The prediction is empty.",
        "The model produced no answer that could be extracted.", "empty_output"),
