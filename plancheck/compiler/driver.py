@@ -145,8 +145,8 @@ def check_plan(plan: Plan, toolset: Toolset, options: CheckOptions | None = None
     Diagnostics of a code the options do not keep may be left out (``PC503``, off by default,
     is only computed when kept); :func:`finish` filters the rest."""
     options = options or _DEFAULT_OPTIONS
-    # The phases run a step at a time, in one pass (the same diagnostics, in the same order,
-    # as resolve_names, check_dependencies, check_types and interpretation_diagnostics).
+    # The registered rules (plancheck.checks) run a step at a time, in one pass: the same
+    # diagnostics, in the same order, as the rules run one phase after the other.
     return check_plan_steps(
         plan,
         toolset,
