@@ -38,9 +38,3 @@ class CheckContext:
         if resolver is None:
             resolver = self._resolver = NameResolver(self.facts, self.toolset)
         return resolver
-
-    def data_flow(self) -> DataFlow:
-        """The data flow (a rule that declares it needs ``flow`` always has one)."""
-        flow = self.flow
-        assert flow is not None, "a rule that reads the data flow must declare it needs it"
-        return flow

@@ -36,14 +36,18 @@ class RuleSet:
     """The rules one check runs, sorted into the hooks each uses (so that no hook a rule
     leaves alone is called), and whether any needs the data flow."""
 
-    __slots__ = ("cleaners", "finishers", "needs_flow", "rules", "starters", "steppers")
+    __slots__ = ("cleaners", "finishers", "needs_flow", "on_lowered", "on_settled", "rules",
+                 "starters")
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         ordered = tuple(sorted(rules, key=_rank))  # stable: the table's order within a phase
         self.rules = ordered
         self.starters = tuple(rule for rule in ordered if "start" in rule.hooks)
         self.cleaners = tuple(rule for rule in ordered if "clean" in rule.hooks)
-        self.steppers = tuple(rule for rule in ordered if "step" in rule.hooks)
+        # The step hooks of a settled step, and of one that is not (in the table's order).
+        self.on_settled = tuple(rule for rule in ordered if "step" in rule.hooks)
+        self.on_lowered = tuple((rule, "lowered" in rule.hooks) for rule in ordered
+                                if "step" in rule.hooks or "lowered" in rule.hooks)
         self.finishers = tuple(rule for rule in ordered if "finish" in rule.hooks)
         self.needs_flow = any("flow" in rule.needs for rule in ordered)
 

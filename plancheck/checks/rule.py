@@ -9,13 +9,16 @@ ordered with its phase):
   :mod:`plancheck.checks.view`): whether the rule's check of the step could find nothing it
   cannot report from the JSON. The step is settled (never lowered) when every rule says so;
 * :meth:`Rule.step`, on each step in the order listed: ``view.settled`` says whether it is
-  settled (work from ``view.bindings`` and ``view.fields``) or not (work from
-  ``view.step()``, its IR);
+  settled (work from ``view.bindings`` and ``view.fields``) or not (work from ``view.ir``,
+  its IR);
+* :meth:`Rule.lowered`, instead of :meth:`Rule.step` for a rule with nothing to do on a
+  settled step: called on each step that is not settled;
 * :meth:`Rule.finish`, after the last step.
 
 A rule keeps nothing itself (one object serves every plan): what it carries from step to step
 goes in ``context.state`` under its name. A rule whose :meth:`Rule.step` only uses what the
-view gives in both ways (``view.call_key()``, the number, the tool) needs no :meth:`clean`.
+view gives in both ways (``view.call_key()``, the number, the tool) needs no :meth:`clean`;
+``view.step()`` gives the IR of any step, lowering a settled one on demand.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ class Rule:
     def __init__(self, name: str, phase: str, codes: tuple[str, ...], *,
                  hooks: tuple[str, ...] = ("step",), needs: tuple[str, ...] = (),
                  option: str = "") -> None:
-        assert set(hooks) <= {"start", "clean", "step", "finish"}, hooks
+        assert set(hooks) <= {"start", "clean", "step", "lowered", "finish"}, hooks
+        assert not {"step", "lowered"} <= set(hooks), "step or lowered, not both"
         assert set(needs) <= FACTS, needs
         assert option in OPTIONS, option
         self.name = name
@@ -62,6 +66,9 @@ class Rule:
 
     def step(self, view: StepView, context: CheckContext) -> None:
         """Check one step."""
+
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        """Check one step that is not settled (``view.ir`` is its IR)."""
 
     def finish(self, context: CheckContext) -> None:
         """After the last step."""

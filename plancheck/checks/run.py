@@ -14,44 +14,52 @@ from plancheck.typecheck.names import PlanFacts
 __all__ = ["OnePass"]
 
 
-class OnePass:
+class OnePass(CheckContext):
     """Runs the rules of ``rules`` over one plan: :meth:`start` once the facts of every step
     are in ``facts``, :meth:`step` on each step in the order listed, :meth:`finish`. What they
-    find goes to ``findings``, each finding under its rule's phase."""
+    find goes to ``findings``, each finding under its rule's phase. The walk is itself the
+    context the rules read."""
 
-    __slots__ = ("context", "rules")
+    __slots__ = ("rules",)
 
     def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings, tables: Tables,
                  rules: RuleSet) -> None:
+        super().__init__(facts, toolset, findings, tables,
+                         DataFlow(facts) if rules.needs_flow else None)
         self.rules = rules
-        self.context = CheckContext(facts, toolset, findings, tables,
-                                    DataFlow(facts) if rules.needs_flow else None)
 
     def start(self) -> None:
-        context = self.context
-        findings = context.findings
+        findings = self.findings
         for rule in self.rules.starters:
             findings.phase = rule.rank
-            rule.start(context)
+            rule.start(self)
 
     def step(self, view: StepView) -> None:
         """Check one step; a candidate (a step read from JSON) is settled when every rule
-        finds it clean."""
-        context = self.context
-        if view.entry is not None and view.read_inputs():
-            for rule in self.rules.cleaners:
-                if not rule.clean(view, context):
+        finds it clean, else its IR is made."""
+        findings = self.findings
+        rules = self.rules
+        if view.entry is not None and view.read_inputs(self.tables.literals):
+            for rule in rules.cleaners:
+                if not rule.clean(view, self):
                     break
             else:
                 view.settled = True
-        findings = context.findings
-        for rule in self.rules.steppers:
+                for rule in rules.on_settled:
+                    findings.phase = rule.rank
+                    rule.step(view, self)
+                return
+        if view.ir is None:
+            view.ir = self.facts.step(view.position)
+        for rule, lowered_only in rules.on_lowered:
             findings.phase = rule.rank
-            rule.step(view, context)
+            if lowered_only:
+                rule.lowered(view, self)
+            else:
+                rule.step(view, self)
 
     def finish(self) -> None:
-        context = self.context
-        findings = context.findings
+        findings = self.findings
         for rule in self.rules.finishers:
             findings.phase = rule.rank
-            rule.finish(context)
+            rule.finish(self)

@@ -43,7 +43,7 @@ class Tables:
     afresh where it is cheap to (a tool replaced under the same name, new flows or types
     start the tables over)."""
 
-    __slots__ = ("_fits", "_references", "_stamp", "_tools", "lattice", "toolset")
+    __slots__ = ("_fits", "_references", "_stamp", "_tools", "lattice", "literals", "toolset")
 
     def __init__(self, toolset: Toolset) -> None:
         self.toolset = toolset
@@ -52,6 +52,7 @@ class Tables:
         self._tools: dict[str, ToolEntry] = {}
         self._references: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
         self._fits: dict[tuple[str, int], bool] = {}
+        self.literals: dict[str, bool] = {}  # string -> whether the lowering reads a literal
 
     def literal_passes(self, value: str, param: Param) -> bool:
         """Whether the literal string ``value`` passed for ``param`` draws nothing from the

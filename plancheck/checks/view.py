@@ -40,14 +40,16 @@ _PREFIX: Final = "<GENERATED>-"
 class StepView:
     """One step of the plan being checked (see the module's docstring)."""
 
-    __slots__ = ("_facts", "_step", "bindings", "entry", "fields", "index", "position",
+    __slots__ = ("_facts", "bindings", "entry", "fields", "index", "ir", "position",
                  "producers", "refs", "settled", "signature", "tool")
 
     def __init__(self, facts: PlanFacts, position: int, index: int | None, tool: str | None,
                  signature: ToolSignature | None, step: Step | None = None,
                  fields: JsonFields | None = None, entry: ToolEntry | None = None) -> None:
         self._facts = facts
-        self._step = step
+        # The IR: given for a lowered step, made before the step hooks run for a candidate
+        # that is not settled; a settled step has none until step() makes it.
+        self.ir = step
         self.position = position
         self.index = index
         self.tool = tool
@@ -65,23 +67,18 @@ class StepView:
         return cls(facts, step.position, step.index, step.tool, facts.tools.get(step.position),
                    step)
 
-    @classmethod
-    def of_fields(cls, facts: PlanFacts, position: int, fields: JsonFields,
-                  entry: ToolEntry) -> StepView:
-        """The view of a candidate: a clean step object of a known tool."""
-        return cls(facts, position, fields[1], fields[0], entry.signature, None, fields, entry)
-
     def step(self) -> Step:
         """The step's IR (a candidate's is made on first use)."""
-        step = self._step
+        step = self.ir
         if step is None:
-            step = self._step = self._facts.step(self.position)
+            step = self.ir = self._facts.step(self.position)
         return step
 
-    def read_inputs(self) -> bool:
+    def read_inputs(self, literals: dict[str, bool]) -> bool:
         """Read a candidate's inputs into :attr:`bindings`: False when some input is not
         one the fast path reads (not a string, or a string the lowering reads as a
-        reference that is not in the common spelling)."""
+        reference that is not in the common spelling). ``literals``: what is known of strings
+        met before (whether the lowering reads each as a literal)."""
         fields = self.fields
         if fields is None:
             return False
@@ -94,7 +91,12 @@ class StepView:
                 if parts is not None:
                     bindings.append((name, value, parts))
                     continue
-            if mentions_generated(value):
+            literal = literals.get(value)
+            if literal is None:
+                if len(literals) >= 4096:
+                    literals.clear()
+                literal = literals[value] = not mentions_generated(value)
+            if not literal:
                 return False
             bindings.append((name, value, None))
         return True
@@ -117,7 +119,7 @@ class StepView:
             keyed = [(argument.name, _binding_key(argument.value)) for argument in step.args]
         if not keyed:
             return None
-        keyed.sort(key=_name)
+        keyed.sort()  # by input name (the names differ)
         return (tool, tuple(keyed))
 
 
@@ -130,7 +132,3 @@ def _binding_key(value: Literal | Reference | MalformedReference) -> tuple[objec
     if type(literal) is str:
         return ("s", literal)
     return ("j", json.dumps(literal, sort_keys=True))
-
-
-def _name(item: tuple[str, tuple[object, ...]]) -> str:
-    return item[0]

@@ -93,7 +93,8 @@ def check_json_plan(
             clean[position] = fields
             if entry is not None:
                 add(position, fields[1], fields[5], entry.signature)
-                views.append(StepView.of_fields(facts, position, fields, entry))
+                views.append(StepView(facts, position, fields[1], fields[0], entry.signature,
+                                      None, fields, entry))
             else:
                 add(position, fields[1], fields[5], None)
                 views.append(StepView(facts, position, fields[1], fields[0], None))
@@ -151,8 +152,10 @@ def check_plan_steps(
     walk = OnePass(facts, toolset, findings, tables_for(toolset),
                    rule_set(types=types, interpret=interpret, unreachable=unreachable))
     walk.start()
+    tools = facts.tools
     for step in plan.steps:
-        walk.step(StepView.of_step(facts, step))
+        position = step.position
+        walk.step(StepView(facts, position, step.index, step.tool, tools.get(position), step))
     walk.finish()
     return findings
 

@@ -39,6 +39,9 @@ def check_phase_by_phase(plan: Plan, toolset: Toolset, *, types: bool = True,
         if "step" in rule.hooks:
             for view in views:
                 rule.step(view, context)
+        if "lowered" in rule.hooks:
+            for view in views:
+                rule.lowered(view, context)
         if "finish" in rule.hooks:
             rule.finish(context)
         found.extend(context.findings.diagnostics())

@@ -28,10 +28,11 @@ class Dependencies(Rule):
     def step(self, view: StepView, context: CheckContext) -> None:
         limit = context.toolset.max_predecessors
         if not view.settled:
-            found = view.refs
+            step, found = view.ir, view.refs
+            assert step is not None, "a step that is not settled has its IR"
             assert found is not None, "the references rule runs first"
-            check_step_dependencies(view.step(), found.referenced, found.broken,
-                                    found.unkeyed, limit, context.findings)
+            check_step_dependencies(step, found.referenced, found.broken, found.unkeyed,
+                                    limit, context.findings)
             return
         fields = view.fields
         assert fields is not None

@@ -16,9 +16,12 @@ class EarlyReads(Rule):
                          option="interpret")
 
     def step(self, view: StepView, context: CheckContext) -> None:
-        flow = context.data_flow()
+        flow = context.flow
+        assert flow is not None, "declared: needs the flow"
         if not view.settled:
-            flow.run_step(view.step(), context.toolset, context.findings)
+            step = view.ir
+            assert step is not None, "a step that is not settled has its IR"
+            flow.run_step(step, context.toolset, context.findings)
             return
         # A settled step's references read earlier steps of known tools, all of whose
         # outputs are made: none is read early.

@@ -29,7 +29,9 @@ class ToolsAndKeys(Rule):
 
     def step(self, view: StepView, context: CheckContext) -> None:
         if not view.settled:
-            context.resolver().check_step(view.step(), context.findings)
+            step = view.ir
+            assert step is not None, "a step that is not settled has its IR"
+            context.resolver().check_step(step, context.findings)
             return
         fields, signature = view.fields, view.signature
         assert fields is not None and signature is not None

@@ -15,7 +15,7 @@ class References(Rule):
 
     def __init__(self) -> None:
         super().__init__("references", "references", ("PC205", "PC206", "PC207", "PC208"),
-                         hooks=("clean", "step"))
+                         hooks=("clean", "lowered"))
 
     def clean(self, view: StepView, context: CheckContext) -> bool:
         """Every reference reads an output its (earlier, known) producer makes."""
@@ -28,6 +28,7 @@ class References(Rule):
                 producers.append(producer)
         return True
 
-    def step(self, view: StepView, context: CheckContext) -> None:
-        if not view.settled:
-            view.refs = context.resolver().resolve_references(view.step(), context.findings)
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        step = view.ir
+        assert step is not None, "a step that is not settled has its IR"
+        view.refs = context.resolver().resolve_references(step, context.findings)

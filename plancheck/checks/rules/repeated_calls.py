@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
-from plancheck.checks.view import CallKey, StepView
+from plancheck.checks.view import StepView
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.ir.references import format_reference
 from plancheck.typecheck.names import PlanFacts
@@ -21,19 +21,25 @@ class RepeatedCalls(Rule):
                          hooks=("start", "step"), option="interpret")
 
     def start(self, context: CheckContext) -> None:
-        context.state[self.name] = {}  # call -> the position of its first step
+        context.state[self.name] = {}  # tool -> the steps that called it so far
 
     def step(self, view: StepView, context: CheckContext) -> None:
-        key = view.call_key()
-        if key is None:
+        tool = view.tool
+        if tool is None:
             return
-        seen: dict[CallKey, int] = context.state[self.name]
-        first = seen.get(key)
-        if first is None:
-            seen[key] = view.position
-        else:
-            context.findings.report("PC504", _repeated_call, context.facts, view.position,
-                                    first)
+        calls: dict[str, list[StepView]] = context.state[self.name]
+        earlier = calls.get(tool)
+        if earlier is None:  # the common case: a tool's first call, nothing to compare
+            calls[tool] = [view]
+            return
+        key = view.call_key()
+        if key is not None:
+            for other in earlier:
+                if other.call_key() == key:
+                    context.findings.report("PC504", _repeated_call, context.facts,
+                                            view.position, other.position)
+                    break
+        earlier.append(view)
 
 
 def _repeated_call(facts: PlanFacts, position: int, first_position: int) -> Diagnostic:

@@ -32,20 +32,21 @@ class Types(Rule):
     def step(self, view: StepView, context: CheckContext) -> None:
         facts = context.facts
         if not view.settled:
-            signature = view.signature
+            step, signature, found = view.ir, view.signature, view.refs
             if signature is not None:
-                found = view.refs
+                assert step is not None, "a step that is not settled has its IR"
                 assert found is not None, "the references rule runs first"
-                check_step_types(view.step(), signature, found.links, facts.tools, facts,
+                check_step_types(step, signature, found.links, facts.tools, facts,
                                  context.toolset, context.findings)
             return
         entry, tables, tools = view.entry, context.tables, facts.tools
         assert entry is not None
-        producers = iter(view.producers)
+        producers, read = view.producers, 0
         for name, _, parts in view.bindings:
             if parts is None:
                 continue
-            producer_tool = tools[next(producers)]
+            producer_tool = tools[producers[read]]
+            read += 1
             codes = entry.reads(name, producer_tool, parts[1], tables)
             for code in codes:
                 context.findings.report(code, _reference_finding, code, facts, view.position,

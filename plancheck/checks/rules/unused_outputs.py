@@ -15,5 +15,7 @@ class UnusedOutputs(Rule):
                          needs=("flow",), option="interpret")
 
     def finish(self, context: CheckContext) -> None:
-        unused_outputs(context.facts, context.data_flow().consumed, context.findings,
+        flow = context.flow
+        assert flow is not None, "declared: needs the flow"
+        unused_outputs(context.facts, flow.consumed, context.findings,
                        fields_of_one_response=context.toolset.outputs_are_fields)
