@@ -16,13 +16,14 @@ __all__ = ["CheckContext"]
 
 
 class CheckContext:
-    """The state of one check of one plan. ``flow`` is the data flow so far (None when no
+    """The state of one check of one plan. ``tables``: the toolset's tables (None when no
+    step is read from JSON: a lowered plan's); ``flow`` is the data flow so far (None when no
     rule run needs it); ``state`` holds what a rule keeps between steps, under its name."""
 
     __slots__ = ("_resolver", "facts", "findings", "flow", "state", "tables", "toolset")
 
-    def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings, tables: Tables,
-                 flow: DataFlow | None) -> None:
+    def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings,
+                 tables: Tables | None, flow: DataFlow | None) -> None:
         self.facts = facts
         self.toolset = toolset
         self.findings = findings

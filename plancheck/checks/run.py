@@ -22,8 +22,8 @@ class OnePass(CheckContext):
 
     __slots__ = ("rules",)
 
-    def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings, tables: Tables,
-                 rules: RuleSet) -> None:
+    def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings,
+                 tables: Tables | None, rules: RuleSet) -> None:
         super().__init__(facts, toolset, findings, tables,
                          DataFlow(facts) if rules.needs_flow else None)
         self.rules = rules
@@ -39,7 +39,8 @@ class OnePass(CheckContext):
         finds it clean, else its IR is made."""
         findings = self.findings
         rules = self.rules
-        if view.entry is not None and view.read_inputs(self.tables.literals):
+        tables = self.tables
+        if view.entry is not None and tables is not None and view.read_inputs(tables.literals):
             for rule in rules.cleaners:
                 if not rule.clean(view, self):
                     break

@@ -149,7 +149,7 @@ def check_plan_steps(
     same order."""
     facts = PlanFacts.of_plan(plan, toolset)
     findings = Findings()
-    walk = OnePass(facts, toolset, findings, tables_for(toolset),
+    walk = OnePass(facts, toolset, findings, None,  # (no step is read from JSON)
                    rule_set(types=types, interpret=interpret, unreachable=unreachable))
     walk.start()
     tools = facts.tools

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from plancheck.checks.context import CheckContext
 from plancheck.checks.registry import rule_set
-from plancheck.checks.tables import tables_for
 from plancheck.checks.view import StepView
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic
@@ -32,7 +31,7 @@ def check_phase_by_phase(plan: Plan, toolset: Toolset, *, types: bool = True,
     found: list[Diagnostic] = []
     state: dict[str, object] = {}
     for rule in rules.rules:
-        context = CheckContext(facts, toolset, Findings(), tables_for(toolset), flow)
+        context = CheckContext(facts, toolset, Findings(), None, flow)
         context.state = state
         if "start" in rule.hooks:
             rule.start(context)

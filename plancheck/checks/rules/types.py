@@ -21,9 +21,9 @@ class Types(Rule):
 
     def clean(self, view: StepView, context: CheckContext) -> bool:
         """Every literal is a plain path of a fitting kind."""
-        entry = view.entry
-        assert entry is not None
-        passes, params = context.tables.literal_passes, entry.params
+        entry, tables = view.entry, context.tables
+        assert entry is not None and tables is not None, "a candidate step"
+        passes, params = tables.literal_passes, entry.params
         for name, value, parts in view.bindings:
             if parts is None and not passes(value, params[name]):
                 return False
@@ -40,7 +40,7 @@ class Types(Rule):
                                  context.toolset, context.findings)
             return
         entry, tables, tools = view.entry, context.tables, facts.tools
-        assert entry is not None
+        assert entry is not None and tables is not None, "a settled step"
         producers, read = view.producers, 0
         for name, _, parts in view.bindings:
             if parts is None:
