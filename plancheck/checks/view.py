@@ -1,14 +1,14 @@
 """One step as the rules see it: its number, tool and signature, and either its IR or, for a
 step object that lowers cleanly, its JSON fields read once.
 
-A step comes in one of two ways. From a lowered plan it has its IR (:meth:`StepView.step`).
+A step comes in one of two ways. From a lowered plan it has its IR (:attr:`StepView.ir`).
 From a JSON plan, a step object with exactly the schema's fields, each well typed, and a tool
 the pool knows (a *candidate*) keeps its JSON: its inputs are read once here
 (:meth:`StepView.read_inputs`: which are references, to which step and output, and which are
 literals), and every rule works from that reading. When no rule's check would find anything it
 cannot report from the JSON (each rule's :meth:`~plancheck.checks.rule.Rule.clean`), the step
-is *settled*: it is never lowered, unless a diagnostic needs its IR. Otherwise its IR is made
-on first use and the rules run their checks on it.
+is *settled*: it is never lowered, unless a diagnostic or a rule asks for its IR
+(:meth:`StepView.step`). Otherwise its IR is made before the rules run their checks on it.
 """
 
 from __future__ import annotations
