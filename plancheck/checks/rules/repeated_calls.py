@@ -1,13 +1,16 @@
 """PC504: a step that calls the same tool with the same inputs as an earlier step. Tools are
 taken to be deterministic, so the second call computes what the first did; a model that
 loses track of what it has planned writes such steps. A call that passes no input at all is
-not compared: its missing inputs are the finding (PC203), not the repeat."""
+not compared: its missing inputs are the finding (PC203), not the repeat. Nor are the calls
+of an API-style pool (MCP, OpenAI: :attr:`~plancheck.ir.nodes.Toolset.outputs_are_fields`),
+whose tools act on a state that other calls change: reading it again after a write is meant.
+"""
 
 from __future__ import annotations
 
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
-from plancheck.checks.view import StepView
+from plancheck.checks.view import CallKey, StepView
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.ir.references import format_reference
 from plancheck.typecheck.names import PlanFacts
@@ -21,25 +24,34 @@ class RepeatedCalls(Rule):
                          hooks=("start", "step"), option="interpret")
 
     def start(self, context: CheckContext) -> None:
-        context.state[self.name] = {}  # tool -> the steps that called it so far
+        # tool -> its first step, or once it is called again, each call's first step by what
+        # it passes (None: the pool's calls are not compared)
+        context.state[self.name] = None if context.toolset.outputs_are_fields else {}
 
     def step(self, view: StepView, context: CheckContext) -> None:
         tool = view.tool
-        if tool is None:
+        calls: dict[str, StepView | dict[CallKey, int]] | None = context.state[self.name]
+        if tool is None or calls is None:
             return
-        calls: dict[str, list[StepView]] = context.state[self.name]
         earlier = calls.get(tool)
         if earlier is None:  # the common case: a tool's first call, nothing to compare
-            calls[tool] = [view]
+            calls[tool] = view
             return
+        if isinstance(earlier, StepView):  # called again: compare what the calls pass
+            first, earlier = earlier, {}
+            first_key = first.call_key()
+            if first_key is not None:
+                earlier[first_key] = first.position
+            calls[tool] = earlier
         key = view.call_key()
-        if key is not None:
-            for other in earlier:
-                if other.call_key() == key:
-                    context.findings.report("PC504", _repeated_call, context.facts,
-                                            view.position, other.position)
-                    break
-        earlier.append(view)
+        if key is None:
+            return
+        first_position = earlier.get(key)
+        if first_position is None:
+            earlier[key] = view.position
+        else:
+            context.findings.report("PC504", _repeated_call, context.facts, view.position,
+                                    first_position)
 
 
 def _repeated_call(facts: PlanFacts, position: int, first_position: int) -> Diagnostic:
