@@ -31,7 +31,7 @@ class ToolsAndKeys(Rule):
         if not view.settled:
             step = view.ir
             assert step is not None, "a step that is not settled has its IR"
-            context.resolver().check_step(step, context.findings)
+            context.resolver.check_step(step, context.findings)
             return
         fields, signature = view.fields, view.signature
         assert fields is not None and signature is not None

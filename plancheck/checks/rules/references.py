@@ -31,4 +31,4 @@ class References(Rule):
     def lowered(self, view: StepView, context: CheckContext) -> None:
         step = view.ir
         assert step is not None, "a step that is not settled has its IR"
-        view.refs = context.resolver().resolve_references(step, context.findings)
+        view.refs = context.resolver.resolve_references(step, context.findings)
