@@ -149,7 +149,9 @@ def build_parser(command: str | None = None, module: Any | None = None
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    _tolerate_lone_surrogates()
+    from plancheck.cli.streams import prepare_standard_streams
+
+    prepare_standard_streams()
     try:
         if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
             "-h", "--help", "--version"
@@ -196,16 +198,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("This is a bug in plancheck; please report it with the input that caused it.",
               file=sys.stderr)
         return EXIT_ERROR
-
-
-def _tolerate_lone_surrogates() -> None:
-    """A JSON input may hold ``"\udc80"``, a lone surrogate no UTF-8 stream can print: write it
-    as the escape it came from (in JSON output, the same JSON escape) instead of failing."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if callable(reconfigure):
-            with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors="backslashreplace")
 
 
 def _refuse_misspelt_command(word: str) -> None:

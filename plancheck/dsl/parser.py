@@ -32,6 +32,15 @@ from plancheck.ir.nodes import (
 )
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+# Deeper literal values are refused (PC114): the checker and the printers walk values
+# recursively, and within Python's default recursion limit they must still fit.
+MAX_VALUE_DEPTH = 400
+
+
+class _TooDeep(Exception):
+    def __init__(self, span: Span) -> None:
+        super().__init__(span)
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -67,11 +76,18 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
         module.diagnostics.append(_syntax_error(error, text, filename))
         return module
     builder = _Builder(filename, module)
-    for item in tree.children:
-        if item.data == "toolset":
-            module.toolsets.append(builder.toolset(item))
-        else:
-            module.plans.append(builder.plan(item))
+    try:
+        for item in tree.children:
+            if item.data == "toolset":
+                module.toolsets.append(builder.toolset(item))
+            else:
+                module.plans.append(builder.plan(item))
+    except _TooDeep as error:
+        module.toolsets.clear()
+        module.plans.clear()
+        module.diagnostics.append(make(
+            "PC114", f"syntax error: a value nested more than {MAX_VALUE_DEPTH} levels deep",
+            primary=error.span, label="this value", data={"max_depth": MAX_VALUE_DEPTH}))
     return module
 
 
@@ -307,7 +323,8 @@ class _Builder:
                 token = child.children[0]
                 name = _unquote(token) if token.type == "STRING" else str(token)
             elif child.data == "uses":
-                toolset = str(child.children[0])
+                token = child.children[0]
+                toolset = _unquote(token) if token.type == "STRING" else str(token)
             elif child.data == "step":
                 steps.append(self.step(child, len(steps)))
         return Plan(tuple(steps), self.span(node), name=name, toolset=toolset)
@@ -371,24 +388,44 @@ class _Builder:
         key = tail if token.type == "REF" else _unquote(tail.rstrip()[:-1].strip())
         return Reference(step, key, self.span(token), raw=text)
 
-    def json_value(self, node: Any) -> JSONValue:
-        kind = node.data
-        if kind == "string":
-            return _unquote(node.children[0])
-        if kind == "number":
-            text = str(node.children[0])
-            is_float = any(c in text for c in ".eE")
-            return float(text) if is_float else int(text)
-        if kind == "true":
-            return True
-        if kind == "false":
-            return False
-        if kind == "null":
-            return None
-        if kind == "array":
-            return [self.json_value(child) for child in node.children]
-        pairs: dict[str, JSONValue] = {}
-        for pair in node.children:
-            key_token, value = pair.children
-            pairs[_unquote(key_token)] = self.json_value(value)
-        return pairs
+    def json_value(self, root: Any) -> JSONValue:
+        """The value of a literal, built without recursion (it may nest deeply)."""
+        built: list[JSONValue] = []
+        pending: list[tuple[Any, int, bool]] = [(root, 1, False)]
+        while pending:
+            node, depth, children_built = pending.pop()
+            kind = node.data
+            if kind not in ("array", "object"):
+                built.append(_scalar(node))
+                continue
+            if not children_built:
+                if depth > MAX_VALUE_DEPTH:
+                    raise _TooDeep(self.span(node))
+                pending.append((node, depth, True))
+                members = node.children if kind == "array" else [
+                    pair.children[1] for pair in node.children]
+                pending.extend((member, depth + 1, False) for member in reversed(members))
+                continue
+            start = len(built) - len(node.children)
+            values = built[start:]
+            del built[start:]
+            if kind == "array":
+                built.append(values)
+            else:
+                built.append({_unquote(pair.children[0]): value
+                              for pair, value in zip(node.children, values, strict=True)})
+        return built[0]
+
+
+def _scalar(node: Any) -> JSONValue:
+    kind = node.data
+    if kind == "string":
+        return _unquote(node.children[0])
+    if kind == "number":
+        text = str(node.children[0])
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    if kind == "true":
+        return True
+    if kind == "false":
+        return False
+    return None

@@ -150,7 +150,7 @@ def plan_to_dsl(plan: Plan, *, name: str | None = None, toolset: str | None = No
     if title:
         header += " " + _json(title)
     if uses:
-        header += f" uses {uses}"
+        header += f" uses {_name(uses)}"
     body = "\n".join(step_to_dsl(step) for step in plan.steps)
     return f"{header} {{\n{body}\n}}\n" if body else f"{header} {{\n}}\n"
 

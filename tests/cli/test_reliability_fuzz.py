@@ -12,9 +12,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,3 +174,72 @@ def test_the_corpus_holds_no_internal_error(corpus: Path) -> None:
     text = log.read_text(encoding="utf-8")
     assert text.count("\n") >= 1
     assert "internal error" not in text
+
+
+# --------------------------------------------------------------------------- the process's setting
+# Closed standard streams and locales exist only for a whole process, so these run plancheck as
+# one (the fuzz above runs in-process).
+
+PLANCHECK = str(Path(sys.executable).with_name("plancheck"))
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+
+
+def _process(argv: list[str], cwd: Path, *, shell_suffix: str = "",
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONIOENCODING"}
+    environment.update(env or {})
+    command = " ".join(shlex.quote(part) for part in [PLANCHECK, *argv]) + shell_suffix
+    return subprocess.run(["/bin/sh", "-c", command], cwd=cwd, env=environment,
+                          capture_output=True, timeout=120, check=False)
+
+
+STREAM_COMMANDS = [["check", "{plan}"], ["fmt", "--to", "json", "{plan}"], ["fix", "{plan}"],
+                   ["compile", "--to", "python", "{plan}"],
+                   ["score", "{plan}", "--gold", "{plan}", "--bootstrap", "0"]]
+
+
+@pytest.mark.parametrize("closed", ["input", "output"])
+@pytest.mark.parametrize("command", STREAM_COMMANDS, ids=lambda c: c[0])
+def test_a_closed_standard_stream_is_a_diagnostic(tmp_path: Path, command: list[str],
+                                                  closed: str) -> None:
+    """`- <&-` and `>&-` were AttributeErrors ("internal error") in these commands."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(FOG_CHAIN))
+    target = "-" if closed == "input" else str(plan)
+    argv = [part.format(plan=target) for part in command]
+    if command[0] == "score":
+        argv[argv.index("--gold") + 1] = str(plan)
+    done = _process(argv, tmp_path, shell_suffix=" <&-" if closed == "input" else " >&-")
+    err = (done.stdout + done.stderr).decode("utf-8", "replace")
+    assert done.returncode == 2, err
+    assert f"standard {closed} is closed" in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+NON_ASCII_PLAN = [{**FOG_CHAIN[0], "inputs": dict.fromkeys(
+    FOG_CHAIN[0]["inputs"], "bild_\u00fc\u20ac\U0001f30a.jpg")}, *FOG_CHAIN[1:]]
+
+
+def test_json_output_is_valid_json_under_an_ascii_locale(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(NON_ASCII_PLAN, ensure_ascii=False), encoding="utf-8")
+    done = _process(["fmt", "--to", "json", str(plan)], tmp_path, env=ASCII_LOCALE)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.decode("ascii")) == NON_ASCII_PLAN
+
+
+@pytest.mark.parametrize("name", [b"pl\xc3\xa4n.json", b"b\xffd.json"])
+def test_sarif_names_any_file_name_under_any_locale(tmp_path: Path, name: bytes) -> None:
+    """A non-UTF-8 file name with `--format sarif`, and `plän.json` under an ASCII locale,
+    were UnicodeEncodeErrors with no SARIF written."""
+    path = os.path.join(os.fsencode(tmp_path), name)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('[{"agent": "GeoChat", "step": 0}]')
+    shown = os.fsdecode(name) if name.isascii() else name.decode("utf-8", "surrogateescape")
+    for env in ({}, ASCII_LOCALE):
+        done = _process(["--format", "sarif", shown], tmp_path, env=env)
+        assert done.returncode == 1, done.stderr
+        log = json.loads(done.stdout.decode("utf-8"))
+        uris = {location["physicalLocation"]["artifactLocation"]["uri"]
+                for result in log["runs"][0]["results"] for location in result["locations"]}
+        assert uris == {urllib.parse.quote(name)}
