@@ -6,6 +6,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+# HTTP requests one task may send. The reference settings need at most a few hundred (RAP, the
+# most, sends about 200 when answers parse); a server whose answers never parse (cut off at
+# max_tokens, say) would otherwise keep RAP asking for thousands.
+DEFAULT_MAX_REQUESTS = 1000
+
 
 @dataclass(frozen=True, slots=True)
 class PlanningTask:
