@@ -149,9 +149,7 @@ def build_parser(command: str | None = None, module: Any | None = None
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    from plancheck.cli.streams import prepare_standard_streams
-
-    prepare_standard_streams()
+    _prepare_standard_streams()
     try:
         if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
             "-h", "--help", "--version"
@@ -198,6 +196,83 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("This is a bug in plancheck; please report it with the input that caused it.",
               file=sys.stderr)
         return EXIT_ERROR
+
+
+# ----------------------------------------------------------------------- standard streams
+# A stream the shell closed (`plancheck - <&-`, `>&-`) is None in Python; it is replaced by a
+# stand-in whose every read or write raises OSError (EBADF), which the commands report as PC001
+# (exit 2). Text a stream's encoding cannot hold (an ASCII locale, a lone surrogate read from a
+# JSON escape) is written as a JSON-style \uXXXX escape: JSON output stays valid, text reads
+# the same. (Here rather than in a module of its own: every run pays for each import.)
+
+_ESCAPE_ERRORS = "plancheck.json-escape"
+
+
+def _json_escape(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    escaped = []
+    for char in error.object[error.start:error.end]:
+        code = ord(char)
+        if code > 0xFFFF:  # outside the BMP: a surrogate pair, as JSON spells it
+            code -= 0x10000
+            escaped.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            escaped.append(f"\\u{code:04x}")
+    return "".join(escaped), error.end
+
+
+class ClosedStream:
+    """Stands in for a standard stream the process was started without."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    closed = False
+
+    def __init__(self, what: str) -> None:
+        self.name = f"<{what}>"
+        self._what = what
+        self.buffer = self
+
+    def _refuse(self, *_args: object, **_kwargs: object) -> None:
+        import errno
+
+        raise OSError(errno.EBADF, f"standard {self._what} is closed")
+
+    read = readline = readlines = read1 = readinto = write = writelines = fileno = _refuse
+
+    def __iter__(self) -> ClosedStream:
+        self._refuse()
+        return self
+
+    def flush(self) -> None:
+        """Nothing was written, so nothing is lost."""
+
+    def isatty(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+
+def _prepare_standard_streams() -> None:
+    import codecs
+
+    codecs.register_error(_ESCAPE_ERRORS, _json_escape)
+    if sys.stdin is None:
+        sys.stdin = ClosedStream("input")
+    if sys.stdout is None:
+        sys.stdout = ClosedStream("output")
+    if sys.stderr is None:
+        sys.stderr = ClosedStream("error")
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors=_ESCAPE_ERRORS)
 
 
 def _refuse_misspelt_command(word: str) -> None:
