@@ -61,6 +61,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse ignores a failed write: `--help > /dev/full` would exit 0 with no help.
+        if message:
+            (file or sys.stderr).write(message)
+            (file or sys.stderr).flush()
+
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
@@ -186,7 +192,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.close()
         return EXIT_ERROR
     except SystemExit as exit_:
-        return int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+        code = int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+        try:  # --help and --version print and exit: their output must reach its reader too
+            sys.stdout.flush()
+        except OSError as error:
+            print(f"plancheck: error[PC001]: cannot write the output: {error.strerror or error}",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        return code
     except OSError as error:  # the environment failed (a full disk, a permission): not a bug
         where = f"{error.filename}: " if error.filename else ""
         print(f"plancheck: error[PC001]: {where}{error.strerror or error}", file=sys.stderr)

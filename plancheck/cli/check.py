@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from plancheck.cli.common import load_toolset_or_exit, parse_codes, print_plain, toolset_option
+from plancheck.cli.common import (
+    load_toolset_or_exit,
+    once_each,
+    parse_codes,
+    print_plain,
+    toolset_option,
+)
 from plancheck.compiler.driver import CheckOptions, check_paths
 from plancheck.diagnostics.model import Diagnostic, Severity, make
 from plancheck.render.registry import FORMATS
@@ -176,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
         with forced(call_format, syntax):
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
             choose_dora = args.tools is None and config.tools is None
-            for report in check_paths(args.files, toolset, options, phases, max_size=max_size,
+            files = once_each(args.files, "checked once")
+            for report in check_paths(files, toolset, options, phases, max_size=max_size,
                                       choose_dora=choose_dora):
                 if gold is not None:
                     from plancheck.scoring.gold import add_gold_diagnostics

@@ -127,7 +127,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--bootstrap must be 0 or more")
     if args.strict and args.scoring == "reference":
         raise UsageError("--strict and --scoring reference contradict each other")
-    args.predictions = _once_each(args.predictions)
+    from plancheck.cli.common import once_each
+
+    args.predictions = once_each(args.predictions, "scored once")
     gold_text, problem = read_text(args.gold)
     if gold_text is None:
         assert problem is not None
@@ -313,24 +315,6 @@ def _runner_error(line: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(record, dict) and bool(record.get("error")) and not record.get("completion")
-
-
-def _once_each(paths: list[str]) -> list[str]:
-    """The prediction files, each once: the same file named twice (``a.jsonl ./a.jsonl``)
-    would be scored twice and weigh double in the total."""
-    import os
-
-    seen: dict[str, str] = {}
-    kept = []
-    for path in paths:
-        key = path if path == "-" else os.path.realpath(path)
-        if key in seen:
-            print(f"plancheck: warning: {path} is the same file as {seen[key]}; scored once",
-                  file=sys.stderr)
-            continue
-        seen[key] = path
-        kept.append(path)
-    return kept
 
 
 def _unreadable(path: str) -> str | None:

@@ -343,7 +343,22 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
                         label="read from here",
                         notes=["positions inside this region are approximate"]))
                 return calls
+    if not extraction.found and text.lstrip().startswith(("[", "{")):
+        _name_deep_json(unit, text, file)
     return unit
+
+
+def _name_deep_json(unit: PlanUnit, text: str, file: str) -> None:
+    """JSON nested too deeply to read is "nested too deeply", on standard input as in a
+    ``.json`` file, not "no JSON plan was found" (only asked when nothing was found)."""
+    try:
+        json.loads(text)
+    except RecursionError as error:
+        unit.diagnostics[:] = [d for d in unit.diagnostics if d.code != "PC101"]
+        unit.diagnostics.insert(0, make("PC100", f"invalid JSON: {_unusable(error)}",
+                                        primary=Span(file, pointer="")))
+    except ValueError:
+        pass
 
 
 def _calls_in_text(unit: PlanUnit) -> None:

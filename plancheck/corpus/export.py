@@ -63,7 +63,8 @@ def toolset_meta(toolset: Toolset) -> dict[str, Any]:
     }
 
 
-def object_schema(params: tuple[Param, ...], *, extensions: bool, outputs: bool = False
+def object_schema(params: tuple[Param, ...], *, extensions: bool, outputs: bool = False,
+                  open_keys: bool = False
                   ) -> dict[str, Any]:
     """An object schema with one property per parameter."""
     schema: dict[str, Any] = {
@@ -74,7 +75,8 @@ def object_schema(params: tuple[Param, ...], *, extensions: bool, outputs: bool 
     if required:
         schema["required"] = required
     if not outputs:
-        schema["additionalProperties"] = False  # an unknown input is an error (PC202)
+        # An unknown input is an error (PC202), unless the pool read said other keys may come.
+        schema["additionalProperties"] = open_keys
     return schema
 
 
@@ -93,7 +95,8 @@ def to_mcp(toolset: Toolset, *, extensions: bool = True) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": tool.name}
         if tool.description:
             entry["description"] = tool.description
-        entry["inputSchema"] = object_schema(tool.inputs, extensions=extensions)
+        entry["inputSchema"] = object_schema(tool.inputs, extensions=extensions,
+                                            open_keys=tool.open_inputs)
         if tool.outputs:
             entry["outputSchema"] = object_schema(tool.outputs, extensions=extensions,
                                                   outputs=True)
@@ -127,7 +130,8 @@ def to_openai(toolset: Toolset, *, api: str = "chat", extensions: bool = True
         function: dict[str, Any] = {"name": tool.name}
         if tool.description:
             function["description"] = tool.description
-        function["parameters"] = object_schema(tool.inputs, extensions=extensions)
+        function["parameters"] = object_schema(tool.inputs, extensions=extensions,
+                                               open_keys=tool.open_inputs)
         tools.append({"type": "function", "function": function} if api == "chat"
                      else {"type": "function", **function})
         extra = _tool_meta(tool)
