@@ -243,3 +243,31 @@ def test_sarif_names_any_file_name_under_any_locale(tmp_path: Path, name: bytes)
         uris = {location["physicalLocation"]["artifactLocation"]["uri"]
                 for result in log["runs"][0]["results"] for location in result["locations"]}
         assert uris == {urllib.parse.quote(name)}
+
+
+# --------------------------------------------------------------------------- the Python API
+
+odd_keys = st.one_of(st.integers(), st.none(), st.booleans(), st.tuples(st.text(max_size=3)),
+                     st.floats(allow_nan=False))
+
+
+@_SETTINGS
+@given(key=odd_keys, where=st.sampled_from(["inputs", "dependence_content", "step", "plan"]))
+def test_the_api_reports_keys_json_cannot_hold(key: Any, where: str) -> None:
+    """`plancheck.check` of a plan whose `inputs` had a non-string key was a TypeError in
+    lowering (an internal error)."""
+    import plancheck
+
+    plan: Any = json.loads(json.dumps(FOG_CHAIN))
+    if where == "inputs":
+        plan[1]["inputs"][key] = "x.tif"
+    elif where == "dependence_content":
+        plan[1]["dependence_content"] = {key: ["restored_image_path"]}
+    elif where == "step":
+        plan[0][key] = 1
+    else:
+        plan = {"plan": plan, key: 0}
+    report = plancheck.check(plan)
+    codes = [d.code for d in report.diagnostics]
+    assert "PC002" not in codes
+    assert codes == ["PC100"] and "is not a string" in report.diagnostics[0].message
