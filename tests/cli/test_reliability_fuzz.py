@@ -271,3 +271,22 @@ def test_the_api_reports_keys_json_cannot_hold(key: Any, where: str) -> None:
     codes = [d.code for d in report.diagnostics]
     assert "PC002" not in codes
     assert codes == ["PC100"] and "is not a string" in report.diagnostics[0].message
+
+
+# --------------------------------------------------------------------------- links
+
+
+def test_a_dangling_link_in_a_walk_is_said(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """It was skipped without a word: a plan meant to be checked, silently not checked."""
+    folder = tmp_path / "plans"
+    folder.mkdir()
+    (folder / "good.json").write_text(json.dumps(FOG_CHAIN))
+    (folder / "moved.json").symlink_to(tmp_path / "elsewhere" / "moved.json")
+    (folder / "notes").symlink_to(tmp_path / "nowhere")  # not a plan's name: nothing to say
+    code = main(["check", "--format", "concise", str(folder)])
+    out = capsys.readouterr().out
+    assert code == 0  # a warning: nothing there failed a check
+    assert (f"warning[PC117] {folder / 'moved.json'} is a dangling symbolic link (to "
+            f"{tmp_path / 'elsewhere' / 'moved.json'}, which does not exist)") in out
+    assert "notes" not in out
