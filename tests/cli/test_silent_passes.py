@@ -45,3 +45,41 @@ def test_predictions_that_share_a_task_are_said_to_weigh_twice(
     main(["score", "--gold", str(_gold(tmp_path)), str(_predictions(tmp_path, records)),
           "--bootstrap", "0"])
     assert "more than one prediction" not in capsys.readouterr().err
+
+
+REPEATED = ('[{"agent": "Nope", "agent": "Weather_Degraded_Image_Restoration", "step": 0, '
+            '"dependence": [-1], "dependence_content": null, "inputs": '
+            '{"weather_degraded_image_path": "a.jpg", "weather_degraded_image_path": "b.jpg"},'
+            ' "outputs": ["restored_image_path"]}]')
+
+
+@pytest.mark.parametrize("strict", [[], ["--strict-json"]], ids=["lenient", "strict"])
+@pytest.mark.parametrize("where", ["file", "jsonl", "stdin"])
+def test_a_key_written_twice_is_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch, where: str,
+                                          strict: list[str]) -> None:
+    """`{"agent": "Nope", "agent": "GeoChat"}` passed as GeoChat, also under --strict-json."""
+    import io
+    import sys
+
+    if where == "file":
+        (tmp_path / "plan.json").write_text(REPEATED)
+        target = str(tmp_path / "plan.json")
+    elif where == "jsonl":
+        record = '{"task_id": 1, "plan": ' + REPEATED + "}"
+        (tmp_path / "plans.jsonl").write_text(record + "\n" + json.dumps(
+            {"task_id": 2, "plan": FOG_CHAIN}) + "\n")
+        target = str(tmp_path / "plans.jsonl")
+    else:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(REPEATED.encode())))
+        target = "-"
+    code = main(["check", "--format", "json", *strict, target])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0  # warnings
+    repeated = [d for d in report["diagnostics"] if d["code"] == "PC118"]
+    assert [d["message"] for d in repeated] == [
+        "the key `agent` appears twice in one object; only its last value is read",
+        "the key `weather_degraded_image_path` appears twice in one object; only its last "
+        "value is read"]
+    assert repeated[0]["severity"] == "warning"
+    assert repeated[0]["span"]["start_col"] == (20 if where != "jsonl" else 43)
