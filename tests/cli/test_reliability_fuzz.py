@@ -69,6 +69,9 @@ contents = st.one_of(
     st.just(b'[{"agent": "X\\udc80", "step": 0, "dependence": [-1], "inputs": '
             b'{"a\\udc81": "x"}, "outputs": ["y\\ud800"]}]'),  # lone surrogates, escaped
     st.binary(max_size=64),
+    st.builds(lambda depth: b"plan { step 0 = GeoChat(image_path = " + b"[" * depth
+              + b"]" * depth + b") }", st.sampled_from([3, 399, 401, 5000])),  # DSL depths
+    st.just(b'{"agent": "GeoChat", "agent": "x\x1b[2J", "step": 0}'),  # a key twice, ESC
     st.text(max_size=120).map(str.encode),
     st.just(b""),
 )
