@@ -167,6 +167,11 @@ def _unquote(token: Any) -> str:
     return value
 
 
+def _text(token: Any) -> str:
+    """A name as written: a NAME token, or a JSON string for a name NAME cannot spell."""
+    return _unquote(token) if token.type == "STRING" else str(token)
+
+
 class _Builder:
     def __init__(self, filename: str, module: DslModule) -> None:
         self.filename = filename
@@ -202,7 +207,7 @@ class _Builder:
 
     def toolset(self, node: Any) -> Toolset:
         name_token, *rest = node.children
-        toolset = Toolset(name=str(name_token), span=self.span(node))
+        toolset = Toolset(name=_text(name_token), span=self.span(node))
         for child in rest:
             kind = child.data
             if kind == "doc":
@@ -212,7 +217,7 @@ class _Builder:
             elif kind == "family_decl":
                 self.family(toolset, child)
             elif kind == "alias_decl":
-                alias, target = (str(t) for t in child.children)
+                alias, target = (_text(t) for t in child.children)
                 toolset.aliases[alias] = target
             elif kind == "type_decl":
                 self.type_decl(toolset, child)
@@ -221,13 +226,13 @@ class _Builder:
             elif kind == "flow_decl":
                 source, *targets = child.children
                 for target in targets:
-                    flow = Flow(str(source), str(target), self.span(target))
+                    flow = Flow(_text(source), _text(target), self.span(target))
                     toolset.flow_decls.append(flow)
                     toolset.flows.add((flow.source, flow.target))
         return toolset
 
     def family(self, toolset: Toolset, node: Any) -> None:
-        name = str(node.children[0])
+        name = _text(node.children[0])
         doc = _unquote(node.children[1].children[0]) if len(node.children) > 1 else ""
         span = self.span(node)
         if name in toolset.families:
@@ -236,7 +241,7 @@ class _Builder:
         toolset.families[name] = Family(name, doc, span)
 
     def type_decl(self, toolset: Toolset, node: Any) -> None:
-        name = str(node.children[0])
+        name = _text(node.children[0])
         parents: tuple[str, ...] = ()
         conversions: tuple[str, ...] = ()
         formats: tuple[str, ...] = ()
@@ -245,10 +250,10 @@ class _Builder:
         conversion_spans: tuple[Span, ...] = ()
         for child in node.children[1:]:
             if child.data == "supertypes":
-                parents = tuple(str(t) for t in child.children)
+                parents = tuple(_text(t) for t in child.children)
                 parent_spans = tuple(self.span(t) for t in child.children)
             elif child.data == "conversions":
-                conversions = tuple(str(t) for t in child.children)
+                conversions = tuple(_text(t) for t in child.children)
                 conversion_spans = tuple(self.span(t) for t in child.children)
             elif child.data == "formats":
                 formats = tuple(_unquote(t).lower() for t in child.children)
@@ -262,7 +267,7 @@ class _Builder:
                                        (*parent_spans, *conversion_spans))
 
     def tool(self, toolset: Toolset, node: Any) -> None:
-        name = str(node.children[0])
+        name = _text(node.children[0])
         inputs: list[Param] = []
         outputs: list[Param] = []
         category = family = description = ""
@@ -280,7 +285,7 @@ class _Builder:
             elif kind == "category":
                 category = _unquote(child.children[0])
             elif kind == "tool_family":
-                family = str(child.children[0])
+                family = _text(child.children[0])
             elif kind == "description":
                 description = _unquote(child.children[0])
         span = self.span(node)
@@ -293,7 +298,7 @@ class _Builder:
 
     def param(self, node: Any) -> Param:
         tokens = list(node.children)
-        name = str(tokens.pop(0))
+        name = _text(tokens.pop(0))
         required = True
         polymorphic = False
         doc = ""
@@ -305,8 +310,8 @@ class _Builder:
                 required = False
             elif kind == "ANY":
                 polymorphic = True
-            elif kind == "NAME":
-                type_name, type_span = str(token), self.span(token)
+            elif kind in ("NAME", "STRING"):  # (a doc is a tree, not a token)
+                type_name, type_span = _text(token), self.span(token)
             elif getattr(token, "data", None) == "doc":
                 doc = _unquote(token.children[0])
         return Param(name, type_name, required, doc, self.span(node), polymorphic,
@@ -323,15 +328,14 @@ class _Builder:
                 token = child.children[0]
                 name = _unquote(token) if token.type == "STRING" else str(token)
             elif child.data == "uses":
-                token = child.children[0]
-                toolset = _unquote(token) if token.type == "STRING" else str(token)
+                toolset = _text(child.children[0])
             elif child.data == "step":
                 steps.append(self.step(child, len(steps)))
         return Plan(tuple(steps), self.span(node), name=name, toolset=toolset)
 
     def step(self, node: Any, position: int) -> Step:
         index_token, tool_token, *rest = node.children
-        tool = _unquote(tool_token) if tool_token.type == "STRING" else str(tool_token)
+        tool = _text(tool_token)
         args: list[Argument] = []
         outputs: tuple[str, ...] | None = None
         outputs_span: Span | None = None
