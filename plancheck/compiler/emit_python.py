@@ -437,12 +437,20 @@ class _Compiler:
 
     def _tool_function(self, tool: ToolSignature) -> list[str]:
         entry = self.names.tools[tool.name]
-        if tool.inputs:
-            lines = [f"def {entry.function}(", "    *,"]
+        # A tool whose schema admits inputs it does not list takes them too (plancheck does
+        # not report them): a `**` parameter, named apart from the listed ones.
+        rest = "other"
+        while rest in entry.params.values():
+            rest += "_"
+        if tool.inputs or tool.open_inputs:
+            lines = [f"def {entry.function}(", "    *," if tool.inputs else ""]
             for param in tool.inputs:
                 default = "" if param.required else " = None"
                 lines.append(f"    {entry.params[param.name]}: {self.annotation(param)}"
                              f"{default},")
+            if tool.open_inputs:
+                lines.append(f"    **{rest}: object,")
+            lines = [line for line in lines if line]
             lines.append(f") -> {entry.outputs}:")
         else:
             lines = [f"def {entry.function}() -> {entry.outputs}:"]
@@ -456,9 +464,11 @@ class _Compiler:
             doc.append(f"{param.name}: {optional}{param.doc or param.type}{note}")
         lines += _docstring("\n\n".join(doc[:1]) + ("\n\n" + "\n".join(doc[1:])
                                                     if len(doc) > 1 else ""), "    ")
-        if tool.inputs:
+        if tool.inputs or tool.open_inputs:
             lines.append(f"    produced = _call({_quote(tool.name)}, {{")
             lines += [f"        {_quote(p.name)}: {entry.params[p.name]}," for p in tool.inputs]
+            if tool.open_inputs:
+                lines.append(f"        **{rest},")
             lines.append("    })")
         else:
             lines.append(f"    produced = _call({_quote(tool.name)}, {{}})")

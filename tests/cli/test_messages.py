@@ -145,3 +145,22 @@ def test_one_file_named_three_times_is_checked_once(
     assert code == 0
     assert "(1 plan in 1 file)" in out
     assert err.count("is the same file as a.json; checked once") == 2
+
+
+def test_a_tool_that_admits_unlisted_inputs_compiles_to_a_stub_that_takes_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As plancheck reports no unlisted input of such a tool, mypy must not either."""
+    from mypy import api as mypy_api
+
+    pool = _mcp_pool(tmp_path, {"type": "object", "properties": {"other": {"type": "string"}},
+                                "required": ["other"], "additionalProperties": True})
+    module = tmp_path / "compiled.py"
+    assert main(["compile", "--to", "python", "--tools", str(pool), "-o", str(module),
+                 str(_call(tmp_path, {"other": "a", "x": "b"}))]) == 0
+    source = module.read_text(encoding="utf-8")
+    assert "    other: String,\n    **other_: object,\n" in source
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n")
+    out, _, status = mypy_api.run(["--strict", "--no-incremental", "--config-file", str(config),
+                                   "--cache-dir", str(tmp_path / ".cache"), str(module)])
+    assert status == 0, out
