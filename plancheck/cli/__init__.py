@@ -271,6 +271,17 @@ class ClosedStream:
         return False
 
 
+class _Sink(ClosedStream):
+    """Stands in for a closed standard error: there is nowhere left to say anything, and the
+    exit code still tells."""
+
+    def write(self, text: str) -> int:  # type: ignore[override]
+        return len(text)
+
+    def writelines(self, lines: object) -> None:  # type: ignore[override]
+        """Nothing to write them to."""
+
+
 def _prepare_standard_streams() -> None:
     import codecs
 
@@ -280,7 +291,7 @@ def _prepare_standard_streams() -> None:
     if sys.stdout is None:
         sys.stdout = ClosedStream("output")
     if sys.stderr is None:
-        sys.stderr = ClosedStream("error")
+        sys.stderr = _Sink("error")
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if callable(reconfigure):

@@ -219,6 +219,17 @@ def test_a_closed_standard_stream_is_a_diagnostic(tmp_path: Path, command: list[
     assert "internal error" not in err and "Traceback" not in err
 
 
+def test_a_closed_standard_error_changes_no_exit_code(tmp_path: Path) -> None:
+    """With `2>&-` a warning had nowhere to go and turned a clean run into exit 1."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(FOG_CHAIN))
+    done = _process(["check", str(plan), str(plan)], tmp_path, shell_suffix=" 2>&-")
+    assert done.returncode == 0 and b"All checks passed (1 plan in 1 file)" in done.stdout
+    plan.write_text(json.dumps([{**FOG_CHAIN[0], "agent": "Nope"}]))
+    done = _process(["check", str(plan), str(plan)], tmp_path, shell_suffix=" 2>&-")
+    assert done.returncode == 1 and b"PC201" in done.stdout
+
+
 NON_ASCII_PLAN = [{**FOG_CHAIN[0], "inputs": dict.fromkeys(
     FOG_CHAIN[0]["inputs"], "bild_\u00fc\u20ac\U0001f30a.jpg")}, *FOG_CHAIN[1:]]
 
