@@ -44,7 +44,6 @@ LAYERS: dict[str, int] = {
     "plancheck.render": 5,
     "plancheck.smt": 6,
     "plancheck.scoring": 6,
-    "plancheck.testing": 6,
     "plancheck.planners": 7,
     "plancheck.config": 8,
     "plancheck.cli": 8,

@@ -30,7 +30,7 @@ from plancheck.interp.canonical import form_and_completeness
 from plancheck.interp.checks import interpretation_diagnostics
 from plancheck.ir.nodes import Plan, Toolset
 from plancheck.scoring.metrics import PredictionAnalyzer, compact_entry
-from plancheck.testing.completions import MUTATIONS, make_completion
+from tests.support.completions import MUTATIONS, make_completion
 from plancheck.typecheck.deps import check_dependencies
 from plancheck.typecheck.names import resolve_names
 from plancheck.typecheck.types import check_types

@@ -35,7 +35,7 @@ from plancheck.scoring.batch import (
 from plancheck.scoring.gold import GoldIndex
 from plancheck.scoring.metrics import PredictionAnalyzer
 from plancheck.scoring.reference import prepare_gold, score_plan
-from plancheck.testing.completions import generate_completions
+from tests.support.completions import generate_completions
 from tests.strategies import TOOLSET, well_typed_plan
 
 SPEC_FIELDS = [
