@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
             for report in check_paths(args.files, toolset, options, phases, max_size=max_size,
                                       choose_dora=choose_dora):
                 if gold is not None:
-                    from plancheck.scoring.gold import add_gold_diagnostics
+                    from plancheck.scoring.check_gold import add_gold_diagnostics
 
                     add_gold_diagnostics(report, gold, options)
                 take(report.diagnostics)

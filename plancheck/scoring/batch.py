@@ -41,14 +41,9 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from plancheck import fast_json
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_mean, estimate_rate
-from plancheck.scoring.gold import (
-    GoldIndex,
-    GoldTask,
-    entry_text,
-    fpof_category,
-    fpof_text,
-    task_key,
-)
+from plancheck.scoring.compact import entry_text
+from plancheck.scoring.fpof import fpof_category, fpof_text
+from plancheck.scoring.gold import GoldIndex, GoldTask, task_key
 from plancheck.scoring.reference import ReferenceVerdict, score_completion, score_plan
 
 if TYPE_CHECKING:
