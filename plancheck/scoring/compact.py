@@ -12,6 +12,7 @@ from plancheck.diagnostics.model import Diagnostic
 
 __all__ = ["compact_entry", "compact_text", "diagnostic_text", "entry_text"]
 
+
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False).encode  # built once, not per call
 # What that encoder does with a string (it calls this directly), without its dispatch.
 _ENCODE_STRING: Final = json.encoder.encode_basestring

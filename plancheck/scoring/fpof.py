@@ -49,6 +49,7 @@ _CODE_FOR_TYPE: Final = {
     "exception": "PC611",
 }
 
+
 _MAX_CASCADED_NOTES: Final = 6
 
 
@@ -596,7 +597,6 @@ def _whole_answer_finding(
         data,
         _whole_answer_notes(verdict),
     )
-
 
 
 def fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:

@@ -47,6 +47,7 @@ def task_key(task_id: Any) -> str | None:
         return text or None
     return json.dumps(task_id, sort_keys=True)
 
+
 def composition_of(plan: Any) -> str:
     """Node (one step), Branching (some step's results feed two or more steps) or Chain,
     the paper's Section 3 definition (the release has 35 / 32 / 166 of them)."""
