@@ -14,6 +14,7 @@ failure too, so a new package has to be placed before it can land.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -281,6 +282,87 @@ def test_a_module_cycle_hidden_in_a_function_is_caught(tmp_path: Path) -> None:
         frozenset({"plancheck.ir.lattice", "plancheck.ir.nodes"})
     ]
     assert violations(root, LAYERS) == []  # one package: no cycle between packages
+
+
+# --------------------------------------------------------------------------- what ships
+
+MAX_LINES = 800  # no module under plancheck/ longer: one job a module
+
+# How plancheck is entered: the command line, the API (and the package's lazy exports).
+ENTRY_POINTS = ("plancheck", "plancheck.__main__", "plancheck.cli", "plancheck.api")
+# Modules no entry point reaches that are still the package's, each for a stated reason.
+# (Anything else that only the tests import belongs in tests/support/.)
+LIBRARY_ONLY = {
+    "plancheck.cli.__main__": "`python -m plancheck.cli`",
+    "plancheck.dora.score": "the paper's wording of DORA's metrics, a documented option "
+                            "(docs/ecosystem.md)",
+    "plancheck.dora.paper_answers": "the paper's wording of DORA's answer operators, a "
+                                    "documented option (docs/dora-scoring.md)",
+}
+# A module named in a string (``"plancheck.render.text:TextStream"`` in the format registry,
+# the command table's module names): what ``importlib`` is given at run time.
+_MODULE_IN_STRING = re.compile(r"^(plancheck(?:\.\w+)+)(?::\w+)?$")
+
+
+def reachable(root: Path, entry_points: tuple[str, ...]) -> set[str]:
+    """The modules that running the entry points can import: through imports (at run time),
+    module names in string constants, and a module's packages (importing ``a.b`` runs ``a``)."""
+    graph: dict[str, set[str]] = {}
+    for item in imports_of(root):
+        target = module_of(root, item.target)
+        if target is not None:
+            graph.setdefault(item.source, set()).add(target)
+    for file in root.rglob("*.py"):
+        source = module_name(root, file)
+        edges = graph.setdefault(source, set())
+        parts = source.split(".")
+        edges.update(".".join(parts[:end]) for end in range(1, len(parts)))
+        for node in _runtime_nodes(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named = _MODULE_IN_STRING.match(node.value)
+                target = module_of(root, named[1]) if named else None
+                if target is not None:
+                    edges.add(target)
+    seen: set[str] = set()
+    stack = list(entry_points)
+    while stack:
+        module = stack.pop()
+        if module not in seen:
+            seen.add(module)
+            stack.extend(graph.get(module, ()))
+    return seen
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    long = {str(f.relative_to(PACKAGE_ROOT.parent)): n for f in sorted(PACKAGE_ROOT.rglob("*.py"))
+            if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines (split them by job): {long}"
+
+
+def test_every_module_is_reached_from_an_entry_point() -> None:
+    """Nothing under plancheck/ serves only the tests (those helpers live in tests/support/)."""
+    modules = {module_name(PACKAGE_ROOT, f) for f in PACKAGE_ROOT.rglob("*.py")}
+    unreached = modules - reachable(PACKAGE_ROOT, ENTRY_POINTS)
+    assert unreached == set(LIBRARY_ONLY), (
+        f"reached by no entry point: {sorted(unreached - set(LIBRARY_ONLY))}; "
+        f"reached after all (remove from LIBRARY_ONLY): {sorted(set(LIBRARY_ONLY) - unreached)}")
+
+
+def test_a_module_only_tests_import_is_caught(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "api.py": "def check():\n    from plancheck.render import registry\n",
+        "cli/__init__.py": 'COMMANDS = {"score": "plancheck.cli.score"}\n',
+        "cli/score.py": "",
+        "render/__init__.py": "",
+        "render/registry.py": 'FORMATS = {"text": "plancheck.render.text:TextStream"}\n',
+        "render/text.py": "",
+        "testing/__init__.py": "",
+        "testing/completions.py": "from plancheck.render import text\n",
+    })
+    assert sorted({module_name(root, f) for f in root.rglob("*.py")}
+                  - reachable(root, ENTRY_POINTS)) == [
+        "plancheck.testing", "plancheck.testing.completions"]
 
 
 def test_every_unit_in_the_map_exists() -> None:
