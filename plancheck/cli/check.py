@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from plancheck.cli.common import load_toolset_or_exit, parse_codes, print_plain, toolset_option
+from plancheck.cli.common import (
+    load_toolset_or_exit,
+    once_each,
+    parse_codes,
+    print_plain,
+    toolset_option,
+)
 from plancheck.compiler.driver import CheckOptions, check_paths
 from plancheck.diagnostics.model import Diagnostic, Severity, make
 from plancheck.render.registry import FORMATS
@@ -141,14 +147,15 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             _cannot_write(args.output, error)
             return EXIT_ERROR
-    from plancheck.render.stream import STREAMS, Tally
+    from plancheck.render.registry import stream_class
+    from plancheck.render.stream import Tally
 
     # The report is written while the plans are checked, each plan's diagnostics as soon as
     # they are known, and each plan's source dropped after them: memory stays flat in the size
     # of the input (see plancheck.render.stream).
     stream = None
     if to_file or not args.statistics:
-        stream = STREAMS[format_name](
+        stream = stream_class(format_name)(
             _file_writer(writer) if writer is not None else _stdout_writer, quiet=args.quiet,
             colour=not to_file and format_name == "text" and _colour(sys.stdout))
     counted = None
@@ -176,10 +183,11 @@ def run(args: argparse.Namespace) -> int:
         with forced(call_format, syntax):
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
             choose_dora = args.tools is None and config.tools is None
-            for report in check_paths(args.files, toolset, options, phases, max_size=max_size,
+            files = once_each(args.files, "checked once")
+            for report in check_paths(files, toolset, options, phases, max_size=max_size,
                                       choose_dora=choose_dora):
                 if gold is not None:
-                    from plancheck.scoring.gold import add_gold_diagnostics
+                    from plancheck.scoring.check_gold import add_gold_diagnostics
 
                     add_gold_diagnostics(report, gold, options)
                 take(report.diagnostics)

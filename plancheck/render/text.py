@@ -6,14 +6,15 @@ Colour is used only on a terminal, and never when ``NO_COLOR`` is set.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING
 
 from plancheck.diagnostics.model import Diagnostic, Label, Severity
 from plancheck.diagnostics.positions import LineIndex
+from plancheck.render.stream import ReportStream, Tally
 
 if TYPE_CHECKING:
-    from plancheck.render.registry import RenderContext
+    from plancheck.diagnostics.positions import Positions
 
 _COLOURS = {
     Severity.ERROR: "\033[1;31m",
@@ -46,9 +47,9 @@ class TextRenderer:
     def render(self, diagnostic: Diagnostic) -> str:
         severity = diagnostic.severity
         head = self.paint(f"{severity.label}[{diagnostic.code}]", _COLOURS[severity])
-        out = [f"{head}{self.paint(': ' + diagnostic.message, _BOLD)}"]
+        out = [f"{head}{self.paint(': ' + printable(diagnostic.message), _BOLD)}"]
         primary = diagnostic.primary
-        location = diagnostic.file or "<input>"
+        location = printable(diagnostic.file or "<input>")
         if primary is not None and primary.span.resolved:
             location += f":{primary.span.start_line}:{primary.span.start_col}"
         if diagnostic.record:
@@ -67,7 +68,8 @@ class TextRenderer:
         if footer:
             out.append(f"{pad} {self.paint('|', _BLUE)}")
         for kind, text in footer:
-            out.append(f"{pad} {self.paint('=', _BLUE)} {self.paint(kind, _BOLD)}: {text}")
+            out.append(f"{pad} {self.paint('=', _BLUE)} {self.paint(kind, _BOLD)}: "
+                       f"{printable(text)}")
         return "\n".join(out)
 
     def _gutter_width(self, diagnostic: Diagnostic) -> int:
@@ -101,7 +103,7 @@ class TextRenderer:
                 display = _clip(shown, offset, length)
                 number = str(line_no).rjust(width)
                 out.append(f"{self.paint(number + ' |', _BLUE)} "
-                           f"{display.replace(chr(9), ' ' * _TAB_WIDTH)}")
+                           f"{display.replace(chr(9), ' ' * _TAB_WIDTH).translate(_PICTURES)}")
             previous_line = line_no
             out.append(self._underline(label, length, width, diagnostic.severity, offset,
                                        display))
@@ -125,12 +127,24 @@ class TextRenderer:
         under = _columns(display[start:end]) + max(0, end - max(start, len(display)))
         mark = ("^" if label.primary else "-") * max(under, 1)
         style = _COLOURS[severity] if label.primary else _BLUE
-        message = f" {label.message}" if label.message else ""
+        message = f" {printable(label.message)}" if label.message else ""
         return (f"{' ' * width} {self.paint('|', _BLUE)} {' ' * before}"
                 f"{self.paint(mark + message, style)}")
 
 
 _TAB_WIDTH = 4
+_CONTROLS = [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]  # not tab, newline
+_ESCAPES = {code: f"\\x{code:02x}" for code in _CONTROLS}
+# In an excerpt a control character keeps its one column (carets stand under what they mark):
+# the Unicode "control picture" of it (␛ for ESC), or a replacement character.
+_PICTURES = {code: chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+             for code in _CONTROLS}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (ESC as ``\\x1b``): a name read from an input
+    must not drive the terminal it is shown on."""
+    return text.translate(_ESCAPES)
 
 
 def _columns(text: str) -> int:
@@ -187,23 +201,36 @@ def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int,
     return f"Found {', '.join(found[:-1])} and {found[-1]} ({checked} checked)."
 
 
-def render_text(context: RenderContext) -> str:
-    """The ``text`` format: each diagnostic with its excerpt, then the summary line."""
-    text = TextRenderer(colour=context.colour, lines_for=context.sources.lines)
-    out: list[str] = []
-    if not context.quiet:
-        for diagnostic in context.diagnostics:
-            if context.sources.has(diagnostic):
-                out.extend((text.render(diagnostic), ""))
-            else:
-                out.append(plain_line(diagnostic))
-    counts = {s: sum(1 for d in context.diagnostics if d.severity is s) for s in Severity}
-    out.append(summary_line(counts[Severity.ERROR], counts[Severity.WARNING],
-                            counts[Severity.INFO], context.plans, context.files))
-    return "\n".join(out)
-
-
 def plain_line(diagnostic: Diagnostic) -> str:
     """A diagnostic that has no source excerpt (a toolset or configuration problem)."""
     where = f"{diagnostic.file}: " if diagnostic.file else ""
-    return f"{where}{diagnostic.severity.label}[{diagnostic.code}]: {diagnostic.message}"
+    return printable(f"{where}{diagnostic.severity.label}[{diagnostic.code}]: "
+                     f"{diagnostic.message}")
+
+
+def tally_line(tally: Tally) -> str:
+    """The summary line of a run's counts."""
+    by_severity = tally.by_severity
+    return summary_line(by_severity[Severity.ERROR], by_severity[Severity.WARNING],
+                        by_severity[Severity.INFO], tally.plans, tally.files)
+
+
+class TextStream(ReportStream):
+    def loose(self, diagnostics: Sequence[Diagnostic]) -> None:
+        if not self.quiet:
+            super().loose(diagnostics)
+
+    def plain(self, diagnostic: Diagnostic) -> str:
+        return plain_line(diagnostic)
+
+    def report(self, diagnostics: Sequence[Diagnostic], lines: LineIndex | None,
+               positions: Positions | None) -> None:
+        if self.quiet or not diagnostics:
+            return
+        text = TextRenderer(colour=self.colour, lines_for=lambda _file: lines)
+        for diagnostic in diagnostics:
+            self.line(text.render(diagnostic))
+            self.line("")
+
+    def finish(self, tally: Tally) -> None:
+        self.line(tally_line(tally))

@@ -29,8 +29,8 @@ from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import form_and_completeness
 from plancheck.ir.nodes import Plan, Toolset
 from plancheck.scoring.metrics import PredictionAnalyzer, compact_entry
-from plancheck.testing.completions import MUTATIONS, make_completion
 from tests.strategies import TOOL_NAMES, TOOLSET, json_values, linked_plan, well_typed_plan
+from tests.support.completions import MUTATIONS, make_completion
 from tests.support.phased import check_phase_by_phase
 
 ROOT = Span("<test>", pointer="")
