@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "plancheck.dora": 2,
     "plancheck.typecheck": 3,
     "plancheck.interp": 3,
+    "plancheck.policy": 3,
     "plancheck.compiler": 4,
     "plancheck.corpus": 4,
     "plancheck.api": 7,

@@ -16,6 +16,7 @@ from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
+from plancheck.dsl.policy_ast import PolicyDecl
 from plancheck.ir.nodes import (
     Argument,
     Family,
@@ -40,6 +41,7 @@ class DslModule:
 
     toolsets: list[Toolset] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
+    policies: list[PolicyDecl] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -70,6 +72,10 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
     for item in tree.children:
         if item.data == "toolset":
             module.toolsets.append(builder.toolset(item))
+        elif item.data == "policy":
+            from plancheck.dsl.policy_builder import build_policy
+
+            module.policies.append(build_policy(item, builder.span, builder.json_value))
         else:
             module.plans.append(builder.plan(item))
     return module
@@ -94,6 +100,8 @@ _TOKEN_DESCRIPTIONS = {
     "EQUAL": "`=`",
     "COLON": "`:`",
     "__ANON_0": "`<:`",
+    "TOOLGLOB": "a tool glob like delete_*",
+    "COMPARISON": "a comparison (<, <=, ==, !=, >=, >)",
 }
 
 
