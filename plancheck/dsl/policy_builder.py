@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +36,7 @@ def build_policy(node: Any, span_of: SpanOf, value_of: ValueOf) -> PolicyDecl:
     rules: list[Rule] = []
     for child in rest:
         if child.data == "doc":
-            doc = json.loads(str(child.children[0]))
+            doc = _string(child.children[0])
         elif child.data == "policy_rule":
             rules.append(_rule(child, name, span_of, value_of))
     return PolicyDecl(name, tuple(rules), span_of(node), doc)
@@ -71,11 +72,28 @@ def _rule(node: Any, policy: str, span_of: SpanOf, value_of: ValueOf) -> Rule:
                 forbid=kind == "argument_forbid", **common)
 
 
+def _string(token: Any) -> str:
+    """A string literal. A backslash JSON gives no meaning to (``"data/.*\\.tif"``) stands for
+    itself, as regular expressions need it to."""
+    text = str(token)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = json.loads(_ESCAPE.sub(lambda m: m[0] if len(m[0]) > 2 or m[0][1] in _JSON_ESCAPES
+                                       else "\\" + m[0], text))
+    assert isinstance(value, str)
+    return value
+
+
+_JSON_ESCAPES = '"\\/bfnrt'
+_ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|.)")
+
+
 def _pattern(node: Any, span_of: SpanOf) -> ToolPattern:
     token = node.children[0]
     text = str(token)
     if node.data == "tool_quoted":
-        text = json.loads(text)
+        text = _string(token)
         kind = "glob" if any(c in text for c in "*?") else "name"
     else:
         kind = {"tool_name": "name", "tool_glob": "glob", "tool_family": "family"}[node.data]
@@ -87,7 +105,7 @@ def _path(node: Any, span_of: SpanOf) -> ArgumentPath:
     path: list[PathKey] = []
     for key in keys:
         if key.type == "STRING":
-            path.append(json.loads(str(key)))
+            path.append(_string(key))
         elif key.type == "INT":
             path.append(int(key))
         else:
@@ -100,6 +118,6 @@ def _predicate(node: Any, span_of: SpanOf, value_of: ValueOf) -> Predicate:
         op_token, value = node.children
         return Predicate(str(op_token), value_of(value), span_of(node))
     if node.data == "matches":
-        return Predicate("matches", json.loads(str(node.children[0])), span_of(node))
+        return Predicate("matches", _string(node.children[0]), span_of(node))
     op = "in" if node.data == "member" else "not in"
     return Predicate(op, value_of(node.children[0]), span_of(node))

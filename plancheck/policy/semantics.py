@@ -379,7 +379,7 @@ class _Flow(RuleState):
             keys = ".".join(str(k) for k in flow.argument)
             through = "" if origin == flow.source else \
                 f" through {tool_names(history, (flow.source,))}"
-            how = "returned by" if flow.kind == EXPLICIT else (
+            how = "a value returned by" if flow.kind == EXPLICIT else (
                 "equal to a value returned by" if flow.kind == EXACT else "text returned by")
             earlier = (origin,) if origin == flow.source else (origin, flow.source)
             return self._violation(call, earlier, f"{call.label} `{call.tool}`: `{keys}` holds "

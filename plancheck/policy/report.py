@@ -1,0 +1,96 @@
+"""Policy violations as diagnostics: the rule's code and severity, a label at the call in the
+plan, labels at the earlier calls and facts that cause it, and where the policy file states
+the rule."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.severity import Severity
+from plancheck.diagnostics.span import Span
+from plancheck.ir.nodes import Plan, Step
+from plancheck.policy.semantics import Violation
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One thing a trace says, as the static check explains a violation with it: ``tool``
+    (step ``position`` calls ``detail``), ``value`` (argument ``detail`` of step ``position``
+    has the value it has) or ``flow`` (argument ``detail`` of step ``position`` reads the result
+    of step ``source``)."""
+
+    kind: str
+    position: int
+    detail: str
+    source: int = -1
+
+    def describe(self, plan: Plan) -> str:
+        step = _number(plan, self.position)
+        if self.kind == "tool":
+            return f"step {step} calls `{self.detail}`"
+        if self.kind == "value":
+            return f"`{self.detail}` of step {step} has this value"
+        return f"`{self.detail}` of step {step} reads the result of step " \
+               f"{_number(plan, self.source)}"
+
+
+def _number(plan: Plan, position: int) -> str:
+    index = plan.steps[position].index if 0 <= position < len(plan.steps) else None
+    return str(position if index is None else index)
+
+
+def _argument_span(step: Step, path: Sequence[object]) -> Span:
+    argument = step.arg(str(path[0])) if path else None
+    return argument.span if argument is not None else step.tool_span
+
+
+def violation_diagnostic(violation: Violation, plan: Plan, policy_file: str,
+                         facts: Sequence[Fact] = ()) -> Diagnostic:
+    """The diagnostic of a violation of ``plan`` (positions are the plan's step positions)."""
+    rule = violation.rule
+    steps = plan.steps
+    if 0 <= violation.index < len(steps):
+        primary = _argument_span(steps[violation.index], violation.argument)
+        label = f"breaks `{rule.body()}`"
+    else:
+        primary, label = plan.span, f"never meets `{rule.body()}`"
+    secondary: list[tuple[Span, str]] = []
+    seen = {primary}
+    for position in violation.earlier:
+        span = steps[position].tool_span
+        if span not in seen:
+            seen.add(span)
+            secondary.append((span, f"step {_number(plan, position)} `{steps[position].tool}`"))
+    for fact in facts:
+        if fact.position == violation.index and fact.kind == "tool":
+            continue  # the primary label says it
+        step = steps[fact.position]
+        span = (step.tool_span if fact.kind == "tool"
+                else _argument_span(step, fact.detail.split(".")))
+        if span not in seen:
+            seen.add(span)
+            secondary.append((span, fact.describe(plan)))
+    where = rule.span
+    at = f"{policy_file}:{where.start_line}:{where.start_col}" if where.start_line else \
+        policy_file
+    return make(
+        violation.code,
+        violation.message,
+        primary=primary,
+        label=label,
+        secondary=secondary,
+        notes=[f"the rule is stated at {at} (policy {rule.policy})"],
+        data={
+            "rule": rule.body(),
+            "policy": rule.policy,
+            "policy_file": policy_file,
+            "line": where.start_line,
+            "column": where.start_col,
+            "step": violation.index,
+            "earlier": list(violation.earlier),
+            "facts": [fact.describe(plan) for fact in facts],
+        },
+        severity=Severity.WARNING if rule.severity == "warn" else Severity.ERROR,
+    )

@@ -1,0 +1,401 @@
+"""The static policy check: Z3 decides every rule on a whole plan (or a prefix of one) and
+explains each violation by a minimal set of the plan's facts.
+
+The encoding
+------------
+What the plan says becomes tracked facts, each a Boolean that implies its meaning: "step ``i``
+calls tool ``t``" (an integer variable per step equals ``t``'s number), "argument ``p`` of step
+``i`` is ``v``" (a real or string variable equals ``v``; a regular expression's verdict on it),
+"argument ``q`` of step ``i`` reads the result of step ``k``" (a flow edge). A rule's
+violation at step ``i`` is a formula over those variables, the one
+:mod:`plancheck.policy.semantics` defines (patterns and regular expressions are read with its
+matchers):
+
+* ``require A before B``: ``B(i) and not (A(0) or ... or A(i-1))``;
+* ``forbid A after B``: ``A(i) and (B(0) or ... or B(i-1))``;
+* ``at most N A [per W calls]``: ``A(i) and count(A, window before i) >= N``;
+* an argument predicate: ``T(i) and not excused(i) and not P(v_i)`` (``forbid``: ``P(v_i)``);
+* a flow: ``B(i) and reach(source of an edge into the argument)``, where ``reach(k)`` is
+  ``A(k)`` or an edge into ``k`` from a reached step (taint passes through calls);
+* ``require A`` on a complete plan: ``not (A(0) or ... or A(n-1))``.
+
+A rule holds when the facts and the disjunction of its violations are unsatisfiable. Each
+violation the model shows is then explained: the facts together with its negation are
+unsatisfiable, and the unsat core, shrunk to a minimal one, is the set of steps and facts that
+cause it (as ``check --explain`` explains dependency conflicts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.dsl.policy_ast import (
+    ARGUMENT,
+    AT_MOST,
+    FLOW,
+    FORBID_AFTER,
+    REQUIRE_BEFORE,
+    Rule,
+    ToolPattern,
+)
+from plancheck.ir.nodes import Plan, Toolset
+from plancheck.policy.loader import PolicySet
+from plancheck.policy.plan_calls import plan_calls
+from plancheck.policy.report import Fact, violation_diagnostic
+from plancheck.policy.semantics import (
+    CODE_OF_KIND,
+    MISSING,
+    CompiledPredicate,
+    FlowIn,
+    Matcher,
+    PolicyCall,
+    Violation,
+    is_number,
+    lookup,
+    path_overlaps,
+    rule_state,
+)
+from plancheck.smt.repair import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
+
+__all__ = ["DEFAULT_TIMEOUT_MS", "Explained", "PolicyOutcome", "check_policies",
+           "policy_diagnostics", "policy_phase"]
+
+
+@dataclass(slots=True)
+class Explained:
+    """A violation and the minimal set of facts that cause it."""
+
+    violation: Violation
+    facts: list[Fact]
+
+
+@dataclass(slots=True)
+class PolicyOutcome:
+    explained: list[Explained] = field(default_factory=list)
+    timed_out: bool = False
+
+
+class _Encoding:
+    """The trace's facts, shared by every rule; one formula per rule and position."""
+
+    def __init__(self, calls: list[PolicyCall], policies: PolicySet) -> None:
+        self.calls = calls
+        self.toolset = policies.toolset
+        # The tools the trace calls and the pool's tools the rules name: a fact "step i calls
+        # t" then says, in a core, that step i calls none of the tools a rule asks for.
+        named = {name for rule in policies.rules for pattern in _patterns(rule)
+                 for name in Matcher(pattern, self.toolset).in_pool(self.toolset)}
+        self.names = sorted({call.tool for call in calls} | named)
+        self.ids = {name: number for number, name in enumerate(self.names)}
+        self.tool_vars = [z3.Int(f"tool_{i}") for i in range(len(calls))]
+        self.facts: list[Fact] = []
+        self.literals: list[Any] = []
+        self.solver = z3.Solver()
+        for call, var in zip(calls, self.tool_vars, strict=True):
+            self._fact(Fact("tool", call.index, call.tool), var == self.ids[call.tool])
+        self._edges: dict[tuple[int, int], Any] = {}
+        self._value_literals: dict[tuple[int, str], Any] = {}
+        self._matches: dict[tuple[str, str, int], Any] = {}
+
+    def _fact(self, fact: Fact, meaning: Any) -> Any:
+        literal = z3.Bool(f"fact_{len(self.facts)}")
+        self.solver.add(z3.Implies(literal, meaning))
+        self.facts.append(fact)
+        self.literals.append(literal)
+        return literal
+
+    # ---------------------------------------------------------------- building blocks
+
+    def calls_of(self, matcher: Matcher, position: int) -> Any:
+        """Step ``position`` calls a tool the pattern names."""
+        key = (matcher.pattern.kind, matcher.pattern.text, position)
+        found = self._matches.get(key)
+        if found is None:
+            ids = [self.ids[name] for name in self.names if matcher(name)]
+            var = self.tool_vars[position]
+            found = z3.Or([var == number for number in ids]) if ids else z3.BoolVal(False)
+            self._matches[key] = found
+        return found
+
+    def edge(self, call: PolicyCall, flow: FlowIn) -> Any:
+        key = (call.index, id(flow))
+        literal = self._edges.get(key)
+        if literal is None:
+            edge = z3.Bool(f"edge_{call.index}_{len(self._edges)}")
+            keys = ".".join(str(k) for k in flow.argument)
+            self._fact(Fact("flow", call.index, keys, flow.source), edge)
+            literal = self._edges[key] = edge
+        return literal
+
+    def value_holds(self, call: PolicyCall, rule: Rule, predicate: CompiledPredicate) -> Any:
+        """The predicate on the argument's value, under the fact that says what it is; None
+        when the call does not pass the argument or its value is not known."""
+        assert rule.target is not None
+        path = rule.target.path
+        if path and str(path[0]) in call.unknown:
+            return None
+        value = lookup(call.arguments, path)
+        if value is MISSING:
+            return None
+        keys = ".".join(str(k) for k in path)
+        op, bound = predicate.predicate.op, predicate.predicate.value
+        name = f"value_{call.index}_{keys}_{len(self.facts)}"
+        if is_number(value) and op != "matches":
+            var = z3.Real(name)
+            self._fact(Fact("value", call.index, keys), var == z3.RealVal(value))
+            return _compare(var, op, bound)
+        if isinstance(value, str) and op in ("==", "!=", "in", "not in"):
+            var = z3.String(name)
+            self._fact(Fact("value", call.index, keys), var == z3.StringVal(value))
+            return _string_holds(var, op, bound)
+        # A regular expression, or values of other kinds: the semantics' verdict is the fact.
+        var = z3.Bool(name)
+        self._fact(Fact("value", call.index, keys), var == predicate.holds(value))
+        return var
+
+
+def _patterns(rule: Rule) -> list[ToolPattern]:
+    paths = [p.tool for p in (rule.source, rule.target) if p is not None]
+    return [p for p in (rule.first, rule.second, rule.unless, *paths) if p is not None]
+
+
+def _compare(var: Any, op: str, bound: Any) -> Any:
+    if op in ("in", "not in"):
+        inside = z3.Or([var == z3.RealVal(b) for b in bound if is_number(b)]) \
+            if isinstance(bound, list) else z3.BoolVal(False)
+        return inside if op == "in" else z3.Not(inside)
+    if not is_number(bound):  # a number is never equal to, or ordered with, anything else
+        return z3.BoolVal(op == "!=")
+    value = z3.RealVal(bound)
+    return {"<": var < value, "<=": var <= value, ">": var > value, ">=": var >= value,
+            "==": var == value, "!=": var != value}[op]
+
+
+def _string_holds(var: Any, op: str, bound: Any) -> Any:
+    if op in ("==", "!="):
+        equal = var == z3.StringVal(bound) if isinstance(bound, str) else z3.BoolVal(False)
+        return equal if op == "==" else z3.Not(equal)
+    inside = z3.Or([var == z3.StringVal(b) for b in bound if isinstance(b, str)]) \
+        if isinstance(bound, list) else z3.BoolVal(False)
+    return inside if op == "in" else z3.Not(inside)
+
+
+# --------------------------------------------------------------------------- violations
+
+
+def _prefix_any(parts: list[Any]) -> list[Any]:
+    """``out[i]`` = ``parts[0] or ... or parts[i-1]`` (shared subterms)."""
+    out = [z3.BoolVal(False)]
+    for part in parts[:-1]:
+        out.append(z3.Or(out[-1], part))
+    return out
+
+
+def _violations(rule: Rule, encoding: _Encoding, complete: bool) -> list[tuple[int, Any]]:
+    """(position, formula) of every way ``rule`` can be broken (position -1: the whole
+    trace)."""
+    calls = encoding.calls
+    positions = range(len(calls))
+    if rule.kind in (REQUIRE_BEFORE, FORBID_AFTER):
+        assert rule.first is not None and rule.second is not None
+        first, second = Matcher(rule.first, encoding.toolset), Matcher(rule.second,
+                                                                        encoding.toolset)
+        if rule.kind == REQUIRE_BEFORE:
+            before = _prefix_any([encoding.calls_of(first, i) for i in positions])
+            return [(i, z3.And(encoding.calls_of(second, i), z3.Not(before[i])))
+                    for i in positions if second(calls[i].tool)]
+        before = _prefix_any([encoding.calls_of(second, i) for i in positions])
+        return [(i, z3.And(encoding.calls_of(first, i), before[i]))
+                for i in positions if first(calls[i].tool)]
+    if rule.kind == AT_MOST:
+        return _count_violations(rule, encoding)
+    if rule.kind == ARGUMENT:
+        return _argument_violations(rule, encoding)
+    if rule.kind == FLOW:
+        return _flow_violations(rule, encoding)
+    assert rule.first is not None
+    if not complete:
+        return []
+    wanted = Matcher(rule.first, encoding.toolset)
+    return [(-1, z3.Not(z3.Or([encoding.calls_of(wanted, i) for i in positions] or
+                              [z3.BoolVal(False)])))]
+
+
+def _count_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
+    assert rule.first is not None
+    counted = Matcher(rule.first, encoding.toolset)
+    flags = [z3.If(encoding.calls_of(counted, i), 1, 0) for i in range(len(encoding.calls))]
+    found = []
+    for i, call in enumerate(encoding.calls):
+        if not counted(call.tool):
+            continue
+        start = 0 if rule.window is None else max(0, i - rule.window + 1)
+        before = z3.Sum(flags[start:i]) if i > start else z3.IntVal(0)
+        found.append((i, z3.And(encoding.calls_of(counted, i), before >= rule.count)))
+    return found
+
+
+def _argument_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
+    assert rule.target is not None and rule.predicate is not None
+    called = Matcher(rule.target.tool, encoding.toolset)
+    predicate = CompiledPredicate.of(rule.predicate)
+    excused_by = Matcher(rule.unless, encoding.toolset) if rule.unless is not None else None
+    excused = _prefix_any([encoding.calls_of(excused_by, i)
+                           for i in range(len(encoding.calls))]) if excused_by else None
+    found = []
+    for i, call in enumerate(encoding.calls):
+        if not called(call.tool):
+            continue
+        holds = encoding.value_holds(call, rule, predicate)
+        if holds is None:
+            continue
+        broken = holds if rule.forbid else z3.Not(holds)
+        parts = [encoding.calls_of(called, i), broken]
+        if excused is not None:
+            parts.append(z3.Not(excused[i]))
+        found.append((i, z3.And(parts)))
+    return found
+
+
+def _flow_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
+    assert rule.source is not None and rule.target is not None
+    source, target = rule.source, rule.target
+    from_tool = Matcher(source.tool, encoding.toolset)
+    to_tool = Matcher(target.tool, encoding.toolset)
+    calls = encoding.calls
+    tainted: list[Any] = []  # step k holds a value of a source call
+
+    def reaches(flow: FlowIn) -> Any:
+        direct = (encoding.calls_of(from_tool, flow.source)
+                  if path_overlaps(flow.source_path, source.path) else z3.BoolVal(False))
+        return z3.Or(direct, tainted[flow.source])
+
+    found = []
+    for call in calls:
+        into = [(flow, encoding.edge(call, flow)) for flow in call.flows
+                if 0 <= flow.source < call.index]
+        if to_tool(call.tool):
+            hits = [z3.And(edge, reaches(flow)) for flow, edge in into
+                    if path_overlaps(flow.argument, target.path)]
+            if hits:
+                found.append((call.index, z3.And(encoding.calls_of(to_tool, call.index),
+                                                 z3.Or(hits))))
+        tainted.append(z3.Or([z3.And(edge, reaches(flow)) for flow, edge in into]
+                             or [z3.BoolVal(False)]))
+    return found
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def check_policies(calls: list[PolicyCall], policies: PolicySet, *, complete: bool = True,
+                   timeout_ms: int = DEFAULT_TIMEOUT_MS) -> PolicyOutcome:
+    """Every violation of ``policies`` by the trace ``calls``, each with a minimal set of facts
+    that cause it; ``timed_out`` when the solver did not finish within ``timeout_ms`` (what
+    was decided by then is kept)."""
+    outcome = PolicyOutcome()
+    deadline = Deadline(timeout_ms)
+    try:
+        encoding = _Encoding(calls, policies)
+        for rule in policies.rules:
+            deadline.check()
+            for position, formula in _decide(rule, encoding, complete, deadline):
+                outcome.explained.append(_explain(rule, position, formula, encoding,
+                                                  deadline))
+    except SolverTimeout:
+        outcome.timed_out = True
+    return outcome
+
+
+def _decide(rule: Rule, encoding: _Encoding, complete: bool, deadline: Deadline
+            ) -> list[tuple[int, Any]]:
+    """The violations of ``rule`` Z3 finds: none when the facts and the disjunction of its
+    violations are unsatisfiable."""
+    candidates = _violations(rule, encoding, complete)
+    if not candidates:
+        return []
+    solver = encoding.solver
+    solver.set("timeout", deadline.remaining_ms())
+    answer = solver.check(*encoding.literals, z3.Or([f for _, f in candidates]))
+    if answer == z3.unknown:
+        raise SolverTimeout
+    if answer == z3.unsat:
+        return []
+    model = solver.model()
+    return [(p, f) for p, f in candidates if z3.is_true(model.eval(f, model_completion=True))]
+
+
+def _explain(rule: Rule, position: int, formula: Any, encoding: _Encoding,
+             deadline: Deadline) -> Explained:
+    solver = encoding.solver
+    literals = encoding.literals
+    solver.set("timeout", deadline.remaining_ms())
+    if solver.check(*literals, z3.Not(formula)) != z3.unsat:
+        raise SolverTimeout  # the facts fix every variable: only a timeout leaves it open
+    index = {str(literal): n for n, literal in enumerate(literals)}
+    core = [index[str(c)] for c in solver.unsat_core() if str(c) in index]
+    for member in list(core):  # shrink to a minimal core: drop what is not needed
+        rest = [n for n in core if n != member]
+        solver.set("timeout", deadline.remaining_ms())
+        if solver.check(*[literals[n] for n in rest], z3.Not(formula)) == z3.unsat:
+            core = rest
+    facts = sorted((encoding.facts[n] for n in core), key=lambda f: (f.position, f.kind))
+    return Explained(_semantic_violation(rule, position, encoding), facts)
+
+
+def _semantic_violation(rule: Rule, position: int, encoding: _Encoding) -> Violation:
+    """The semantics' own account of the violation Z3 found (its message names the calls)."""
+    state = rule_state(rule, encoding.toolset)
+    history: list[PolicyCall] = []
+    for call in encoding.calls:
+        if call.index == position:
+            found = state.violation(call, history)
+            if found is not None:
+                return found
+            break
+        state.accept(call)
+        history.append(call)
+    if position < 0:
+        for call in encoding.calls:
+            state.accept(call)
+        found = state.finish()
+        if found is not None:
+            return found
+    # The two checks disagree: say so rather than drop what Z3 found.
+    return Violation(rule, position, (), f"step {position} breaks `{rule.body()}` (the solver "
+                     "found a violation the per-call semantics does not)", CODE_OF_KIND[rule.kind])
+
+
+# --------------------------------------------------------------------------- as a check phase
+
+
+def policy_diagnostics(plan: Plan, policies: PolicySet, *, complete: bool = True,
+                       timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Diagnostic]:
+    """The diagnostics of ``plan`` against ``policies``: one per violation, and a PC814 when
+    the solver ran out of time (a check past its budget never passes silently)."""
+    outcome = check_policies(plan_calls(plan), policies, complete=complete,
+                             timeout_ms=timeout_ms)
+    found = [violation_diagnostic(e.violation, plan, policies.name, e.facts)
+             for e in outcome.explained]
+    if outcome.timed_out:
+        found.append(make("PC814", f"the policy check did not finish within {timeout_ms} ms",
+                          primary=plan.span, label="not shown to satisfy its policies",
+                          help=["raise the limit with --timeout-ms"],
+                          data={"timeout_ms": timeout_ms, "policy_file": policies.name}))
+    return found
+
+
+def policy_phase(policies: PolicySet, *, complete: bool = True,
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Callable[[Plan, Toolset],
+                                                                   list[Diagnostic]]:
+    """A check phase (``check_paths``' ``extra_phases``) deciding ``policies`` on each plan."""
+
+    def phase(plan: Plan, toolset: Toolset) -> list[Diagnostic]:
+        return policy_diagnostics(plan, policies, complete=complete, timeout_ms=timeout_ms)
+
+    return phase
