@@ -171,6 +171,10 @@ def _shape_problems(rule: Rule) -> list[Diagnostic]:
         if rule.window is not None and rule.window < 1:
             return [make("PC810", "a window of calls is at least 1 call", primary=rule.span,
                          label="here")]
+        if rule.window is not None and rule.count >= rule.window:
+            return [make("PC812", f"`{rule.body()}` never fires: {rule.window} calls never "
+                         f"hold more than {rule.window}", primary=rule.span,
+                         label="never fires")]
     if rule.kind == ARGUMENT and rule.predicate is not None:
         return _predicate_problems(rule)
     if rule.kind == FLOW and rule.target is not None and not rule.target.path:
