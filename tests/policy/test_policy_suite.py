@@ -68,7 +68,7 @@ def test_the_corpus_has_forty_rules_or_more_and_no_contradiction() -> None:
 
 
 def test_every_rule_of_the_corpus_is_broken_by_some_trace() -> None:
-    broken = set()
+    broken: set[tuple[str, str]] = set()
     for name, pool, _, calls, _ in SUITE:
         _, found = _online(_policies(name, pool), calls)
         broken.update((name, v.rule.body()) for v in found)
