@@ -60,6 +60,7 @@ from plancheck.policy.semantics import (
     path_overlaps,
     rule_state,
 )
+from plancheck.smt.policy_terms import numeric_holds, string_holds
 from plancheck.smt.repair import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
 
 __all__ = ["DEFAULT_TIMEOUT_MS", "Explained", "PolicyOutcome", "check_policies",
@@ -148,11 +149,11 @@ class _Encoding:
         if is_number(value) and op != "matches":
             var = z3.Real(name)
             self._fact(Fact("value", call.index, keys), var == z3.RealVal(value))
-            return _compare(var, op, bound)
+            return numeric_holds(var, op, bound)
         if isinstance(value, str) and op in ("==", "!=", "in", "not in"):
             var = z3.String(name)
             self._fact(Fact("value", call.index, keys), var == z3.StringVal(value))
-            return _string_holds(var, op, bound)
+            return string_holds(var, op, bound)
         # A regular expression, or values of other kinds: the semantics' verdict is the fact.
         var = z3.Bool(name)
         self._fact(Fact("value", call.index, keys), var == predicate.holds(value))
@@ -162,27 +163,6 @@ class _Encoding:
 def _patterns(rule: Rule) -> list[ToolPattern]:
     paths = [p.tool for p in (rule.source, rule.target) if p is not None]
     return [p for p in (rule.first, rule.second, rule.unless, *paths) if p is not None]
-
-
-def _compare(var: Any, op: str, bound: Any) -> Any:
-    if op in ("in", "not in"):
-        inside = z3.Or([var == z3.RealVal(b) for b in bound if is_number(b)]) \
-            if isinstance(bound, list) else z3.BoolVal(False)
-        return inside if op == "in" else z3.Not(inside)
-    if not is_number(bound):  # a number is never equal to, or ordered with, anything else
-        return z3.BoolVal(op == "!=")
-    value = z3.RealVal(bound)
-    return {"<": var < value, "<=": var <= value, ">": var > value, ">=": var >= value,
-            "==": var == value, "!=": var != value}[op]
-
-
-def _string_holds(var: Any, op: str, bound: Any) -> Any:
-    if op in ("==", "!="):
-        equal = var == z3.StringVal(bound) if isinstance(bound, str) else z3.BoolVal(False)
-        return equal if op == "==" else z3.Not(equal)
-    inside = z3.Or([var == z3.StringVal(b) for b in bound if isinstance(b, str)]) \
-        if isinstance(bound, list) else z3.BoolVal(False)
-    return inside if op == "in" else z3.Not(inside)
 
 
 # --------------------------------------------------------------------------- violations

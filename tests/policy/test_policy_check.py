@@ -156,3 +156,50 @@ def test_the_online_monitor_never_imports_z3() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_fix_with_a_policy_makes_the_fewest_edits_that_keep_every_rule(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plan, policy = _files(tmp_path, policy=(
+        "policy p {\n  require Flood_depth_prediction.region_topography_path in "
+        "[\"dem.tif\", \"hires.tif\"]\n  forbid Flood_depth_prediction after "
+        "precipitation_data_convert_tool\n  require precipitation_data_convert_tool."
+        "radar_echo_frames_path != \"x\"\n}\n"))
+    bad = json.loads(Path(plan).read_text())
+    bad[2]["inputs"]["region_topography_path"] = "other.tif"
+    Path(plan).write_text(json.dumps(bad), encoding="utf-8")
+    code = main(["fix", plan, "--policy", policy])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    repaired = json.loads(out)
+    # Step 2 must go (it follows the conversion) rather than step 1, which step 2 reads; the
+    # value change is then moot.
+    assert [s["agent"] for s in repaired] == ["Precipitation_Nowcasting",
+                                              "precipitation_data_convert_tool"]
+    assert "policy: deleted step 2 (`Flood_depth_prediction`)" in err
+    fixed = tmp_path / "fixed.json"
+    fixed.write_text(out, encoding="utf-8")
+    assert main(["check", "--no-config", str(fixed), "--policy", policy]) == 0
+
+
+def test_fix_changes_a_number_to_the_nearest_value_a_rule_allows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = [{"agent": "ras.threshold", "step": 0, "dependence": [-1],
+                 "dependence_content": None,
+                 "inputs": {"image_path": "a.tif", "threshold": 250, "op": ">"},
+                 "outputs": []}]
+    plan, policy = _files(tmp_path, document, 'policy p {\n  require "ras.threshold".threshold '
+                          '< 100\n  require "ras.threshold".op in [">", "<"]\n}\n')
+    code = main(["fix", plan, "--tools", "dora", "--policy", policy])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)[0]["inputs"]["threshold"] == 99
+    assert "changed `threshold` of step 0 from 250 to 99" in err
+
+
+def test_fix_says_when_no_edit_keeps_every_policy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plan, policy = _files(tmp_path, policy="policy p {\n  require Event_detection\n}\n")
+    assert main(["fix", plan, "--policy", policy]) == 1
+    assert "no deletion of steps or change of values satisfies every policy" in \
+        capsys.readouterr().err
