@@ -18,7 +18,7 @@ from typing import Any
 
 from plancheck.policy.loader import PolicySet
 from plancheck.policy.provenance import Provenance
-from plancheck.policy.semantics import FlowIn, PolicyCall, Violation, rule_state
+from plancheck.policy.semantics import FlowIn, PolicyCall, RuleState, Violation, rule_state
 
 
 class PolicyMonitor:
@@ -27,6 +27,7 @@ class PolicyMonitor:
     def __init__(self, policies: PolicySet, *, provenance: bool = True) -> None:
         self.policies = policies
         self.states = [rule_state(rule, policies.toolset) for rule in policies.rules]
+        self._firing: dict[str, list[RuleState]] = {}  # tool -> the rules a call may break
         self.history: list[PolicyCall] = []
         self.provenance = Provenance() if provenance else None
 
@@ -48,8 +49,12 @@ class PolicyMonitor:
 
     def propose(self, call: PolicyCall) -> list[Violation]:
         """Every rule ``call`` would break as the next call of the trace."""
+        firing = self._firing.get(call.tool)
+        if firing is None:
+            firing = self._firing[call.tool] = [
+                s for s in self.states if s.trigger is not None and s.trigger(call.tool)]
         found = []
-        for state in self.states:
+        for state in firing:
             violation = state.violation(call, self.history)
             if violation is not None:
                 found.append(violation)

@@ -229,6 +229,9 @@ class RuleState:
     the trace (and changes nothing); ``accept`` adds it. ``history`` names earlier calls by
     position: the monitor's record of the accepted calls' ids and tools, shared by every rule."""
 
+    # The calls a violation can be at (None: none; the whole trace, for ``require A``).
+    trigger: Matcher | None = None
+
     def __init__(self, rule: Rule, toolset: Toolset) -> None:
         self.rule = rule
         self.code = CODE_OF_KIND[rule.kind]
@@ -255,6 +258,7 @@ class _RequireBefore(RuleState):
         super().__init__(rule, toolset)
         assert rule.first is not None and rule.second is not None
         self.needed, self.guarded = Matcher(rule.first, toolset), Matcher(rule.second, toolset)
+        self.trigger = self.guarded
         self.met = False
 
     def violation(self, call: PolicyCall, history: list[PolicyCall]) -> Violation | None:
@@ -271,7 +275,8 @@ class _ForbidAfter(RuleState):
     def __init__(self, rule: Rule, toolset: Toolset) -> None:
         super().__init__(rule, toolset)
         assert rule.first is not None and rule.second is not None
-        self.banned, self.trigger = Matcher(rule.first, toolset), Matcher(rule.second, toolset)
+        self.banned, self.after = Matcher(rule.first, toolset), Matcher(rule.second, toolset)
+        self.trigger = self.banned
         self.triggered_at: int | None = None
 
     def violation(self, call: PolicyCall, history: list[PolicyCall]) -> Violation | None:
@@ -282,7 +287,7 @@ class _ForbidAfter(RuleState):
                                f"{tool_names(history, (at,))}")
 
     def accept(self, call: PolicyCall) -> None:
-        if self.triggered_at is None and self.trigger(call.tool):
+        if self.triggered_at is None and self.after(call.tool):
             self.triggered_at = call.index
 
 
@@ -290,7 +295,7 @@ class _AtMost(RuleState):
     def __init__(self, rule: Rule, toolset: Toolset) -> None:
         super().__init__(rule, toolset)
         assert rule.first is not None
-        self.counted = Matcher(rule.first, toolset)
+        self.counted = self.trigger = Matcher(rule.first, toolset)
         self.seen: list[int] = []  # the positions of the last (count) calls counted
 
     def _recent(self, index: int) -> list[int]:
@@ -322,7 +327,7 @@ class _Argument(RuleState):
         super().__init__(rule, toolset)
         assert rule.target is not None and rule.predicate is not None
         self.target: ArgumentPath = rule.target
-        self.called = Matcher(rule.target.tool, toolset)
+        self.called = self.trigger = Matcher(rule.target.tool, toolset)
         self.predicate = CompiledPredicate.of(rule.predicate)
         self.excused = Matcher(rule.unless, toolset) if rule.unless is not None else None
         self.excused_at: int | None = None
@@ -358,7 +363,7 @@ class _Flow(RuleState):
         self.source: ArgumentPath = rule.source
         self.target: ArgumentPath = rule.target
         self.from_tool = Matcher(rule.source.tool, toolset)
-        self.to_tool = Matcher(rule.target.tool, toolset)
+        self.to_tool = self.trigger = Matcher(rule.target.tool, toolset)
         self.sources: set[int] = set()  # calls of the source tool
         self.tainted: dict[int, int] = {}  # call reached by a flow -> the source call
 
