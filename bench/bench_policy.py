@@ -55,10 +55,12 @@ STATIC_POLICY = """policy bench_static {
   require Precipitation_Nowcasting.radar_echo_frames_path != "bad.npy"
   require depth_speed_model.road_network_path in ["roads.shp", "roads2.shp"]
   forbid Flood_depth_prediction.region_topography_path == "forbidden.tif"
-  require Precipitation_Nowcasting.radar_echo_frames_path matches "obs.*" unless Event_detection before
+  require Precipitation_Nowcasting.radar_echo_frames_path matches "obs.*"
+    unless Event_detection before
   forbid flow from Event_detection to Flood_depth_prediction.precipitation_data_path
   forbid flow from GeoChat to depth_speed_model.flood_depth_path
-  forbid flow from Precipitation_Nowcasting.predicted_radar_echo_frames_path to depth_speed_model.road_network_path
+  forbid flow from Precipitation_Nowcasting.predicted_radar_echo_frames_path
+    to depth_speed_model.road_network_path
   require depth_speed_model
   require Precipitation_Nowcasting
 }
