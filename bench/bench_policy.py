@@ -186,7 +186,7 @@ def online_bench() -> dict[str, float]:
             monitor.record(call.index, result)
     numbers = {"call_1_us": statistics.median(first), "call_100_us": statistics.median(last)}
     try:
-        import jsonschema
+        import jsonschema  # type: ignore[import-untyped]
     except ImportError:
         return numbers
     tool, arguments, _ = calls[-1]
