@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span
+from plancheck.dsl.policy_ast import Rule
 from plancheck.ir.nodes import Plan, Step
 from plancheck.policy.semantics import Violation
 
@@ -34,6 +36,16 @@ class Fact:
             return f"`{self.detail}` of step {step} has this value"
         return f"`{self.detail}` of step {step} reads the result of step " \
                f"{_number(plan, self.source)}"
+
+
+def rule_place(rule: Rule, policy_file: str) -> tuple[str, dict[str, Any]]:
+    """The note that says where the policy file states ``rule``, and the same as data."""
+    where = rule.span
+    at = f"{policy_file}:{where.start_line}:{where.start_col}" if where.start_line else \
+        policy_file
+    return (f"the rule is stated at {at} (policy {rule.policy})",
+            {"rule": rule.body(), "policy": rule.policy, "policy_file": policy_file,
+             "line": where.start_line, "column": where.start_col})
 
 
 def _number(plan: Plan, position: int) -> str:
@@ -72,22 +84,16 @@ def violation_diagnostic(violation: Violation, plan: Plan, policy_file: str,
         if span not in seen:
             seen.add(span)
             secondary.append((span, fact.describe(plan)))
-    where = rule.span
-    at = f"{policy_file}:{where.start_line}:{where.start_col}" if where.start_line else \
-        policy_file
+    note, place = rule_place(rule, policy_file)
     return make(
         violation.code,
         violation.message,
         primary=primary,
         label=label,
         secondary=secondary,
-        notes=[f"the rule is stated at {at} (policy {rule.policy})"],
+        notes=[note],
         data={
-            "rule": rule.body(),
-            "policy": rule.policy,
-            "policy_file": policy_file,
-            "line": where.start_line,
-            "column": where.start_col,
+            **place,
             "step": violation.index,
             "earlier": list(violation.earlier),
             "facts": [fact.describe(plan) for fact in facts],

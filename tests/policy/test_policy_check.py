@@ -152,6 +152,9 @@ def test_the_online_monitor_never_imports_z3() -> None:
         f"m = PolicyMonitor(parse_policies({POLICY!r}, load_toolset()))\n"
         "c = m.call('Precipitation_Nowcasting', {'radar_echo_frames_path': 'a.npy'})\n"
         "m.propose(c); m.accept(c); m.record(0, {'x': 'a long enough value'})\n"
+        "from plancheck.policy.online import GuardPolicies\n"
+        f"g = GuardPolicies({POLICY!r}, load_toolset())\n"
+        "c, found = g.check('id', 'Event_detection', {}); g.accept(c); g.record('id', 1)\n"
         "print('z3' in sys.modules)\n")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True)
