@@ -122,7 +122,7 @@ INVARIANT: dict[str, str] = {
                     test='match("/etc/.*$", c.function.arguments["path"])'),
     'forbid edit_file.path matches ".*\\\\.(key|pem)"':
         _ARG.format(key="{key}", arg="path", tool="edit_file",
-                    test='match(".*\\\\.(key|pem)$", c.function.arguments["path"])'),
+                    test='match(".*[.](key|pem)$", c.function.arguments["path"])'),
     "require read_file.head <= 200":
         _ARG.format(key="{key}", arg="head", tool="read_file",
                     test='c.function.arguments["head"] > 200'),
@@ -140,8 +140,10 @@ INVARIANT: dict[str, str] = {
         _BEFORE.format(key="{key}", a="read_graph", b="delete_entities"),
     "at most 1 delete_* per 3 calls":
         _COUNT.format(key="{key}", n=2, match='match("delete_.*$", c.function.name)'),
-    "forbid flow from search_nodes to delete_entities.entityNames":
-        _FLOW.format(key="{key}", a="search_nodes", b="delete_entities", arg="entityNames"),
+    "forbid flow from search_nodes to delete_entities.entityNames": (
+        _FLOW.format(key="{key}", a="search_nodes", b="delete_entities", arg="entityNames")
+        .replace('c.function.arguments["entityNames"] in out.content',
+                 'any([n in out.content for n in c.function.arguments["entityNames"]])')),
     'require search_nodes.query != ""':
         _ARG.format(key="{key}", arg="query", tool="search_nodes",
                     test='c.function.arguments["query"] == ""'),
@@ -223,6 +225,8 @@ def _plancheck(case: dict[str, Any]) -> tuple[set[str], float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--invariant-python", default="/tmp/inv-venv/bin/python")
+    parser.add_argument("--verbose", action="store_true",
+                        help="name the rules each checker missed or reported falsely")
     args = parser.parse_args()
     cases = _cases()
     ours = [_plancheck(case) for case in cases]
@@ -256,6 +260,12 @@ def main() -> int:
             rows.append(f"{missed:>4}/{false:<5} {ms:>7.1f}")
         note = (f"  ({len(result['failed'])} rules failed: {sorted(set(result['failed']))})"
                 if result["failed"] else "")
+        if args.verbose:
+            for name, found in (("plancheck", mine), ("invariant-ai", reported)):
+                for rule in sorted(true - found):
+                    note += f"\n    {name} missed: {rule}"
+                for rule in sorted(found - true):
+                    note += f"\n    {name} false: {rule}"
         print(f"{case['name']:<36} {len(case['calls']):>5} {len(true):>6}  "
               f"{rows[0]:>22}  {rows[1]:>22}{note}")
     for name, times in times_of.items():
