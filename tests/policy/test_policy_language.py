@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from plancheck.api import load_toolset
 from plancheck.dsl.parser import parse_dsl
+from plancheck.dsl.printer import policy_to_dsl
 from plancheck.policy.loader import PolicyError, parse_policies
 from plancheck.policy.monitor import PolicyMonitor, feedback
 
@@ -39,6 +40,17 @@ def test_every_rule_kind_parses_and_prints_back_as_written() -> None:
     assert [str(rule) for rule in policy.rules] == [w.removeprefix("deny ") for w in written]
     assert [r.severity for r in policy.rules][:2] == ["deny", "warn"]
     assert policy.rules[0].span.start_line == 2 and policy.rules[0].span.start_col == 3
+
+
+def test_every_corpus_policy_prints_back_to_itself() -> None:
+    corpus = Path(__file__).with_name("corpus")
+    for path in sorted(corpus.glob("*.wf")):
+        first = parse_dsl(path.read_text(encoding="utf-8"), str(path)).policies
+        printed = "".join(policy_to_dsl(p) for p in first)
+        again = parse_dsl(printed).policies
+        assert not parse_dsl(printed).diagnostics
+        assert [(p.name, p.doc, [str(r) for r in p.rules]) for p in again] == \
+            [(p.name, p.doc, [str(r) for r in p.rules]) for p in first]
 
 
 @settings(max_examples=40, deadline=None)
