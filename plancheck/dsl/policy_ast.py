@@ -125,10 +125,19 @@ class PolicyDecl:
     doc: str = ""
 
 
+# Words of the grammar: a tool or key spelled like one is printed quoted.
+KEYWORDS = frozenset({
+    "after", "any", "at", "before", "calls", "deny", "doc", "false", "family", "flow", "from",
+    "in", "matches", "most", "not", "null", "out", "per", "plan", "policy", "require",
+    "forbid", "step", "to", "tool", "toolset", "true", "type", "unless", "uses", "warn",
+})
+
+
 def _is_plain_name(text: str) -> bool:
     import re
 
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*", text) is not None
+    return text not in KEYWORDS and \
+        re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*", text) is not None
 
 
 def _quote(text: str) -> str:

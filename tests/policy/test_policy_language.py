@@ -53,6 +53,14 @@ def test_every_corpus_policy_prints_back_to_itself() -> None:
             [(p.name, p.doc, [str(r) for r in p.rules]) for p in first]
 
 
+def test_a_tool_or_argument_spelled_like_a_keyword_prints_quoted_and_reads_back() -> None:
+    text = 'policy p {\n  forbid "flow".to == 1\n  require "in"."in" == 1\n}'
+    rules = parse_dsl(text).policies[0].rules
+    assert [str(r) for r in rules] == ['forbid "flow"."to" == 1', 'require "in"."in" == 1']
+    assert [str(r) for r in parse_dsl(policy_to_dsl(parse_dsl(text).policies[0]))
+            .policies[0].rules] == [str(r) for r in rules]
+
+
 @settings(max_examples=40, deadline=None)
 @given(count=st.integers(0, 50), window=st.one_of(st.none(), st.integers(1, 99)),
        bound=st.integers(-10**6, 10**6), op=st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
