@@ -206,3 +206,19 @@ def test_fix_says_when_no_edit_keeps_every_policy(
     assert main(["fix", plan, "--policy", policy]) == 1
     assert "no deletion of steps or change of values satisfies every policy" in \
         capsys.readouterr().err
+
+
+def test_a_policy_beside_its_toolset_in_one_file_checks_a_dsl_plan(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    both = tmp_path / "both.wf"
+    both.write_text("toolset mini {\n  type Text \"text\"\n  tool fetch { in url: Text  out "
+                    "body: Text }\n  tool send { in to: Text  in body: Text }\n}\npolicy mail "
+                    "{\n  forbid flow from fetch to send.body\n}\n", encoding="utf-8")
+    plan = tmp_path / "mini.wf"
+    plan.write_text("plan uses mini {\n  step 0 = fetch(url = \"https://x\")\n  step 1 = "
+                    "send(to = \"a@b\", body = step0.body)\n}\n", encoding="utf-8")
+    code, out, _ = _run(capsys, str(plan), "--tools", str(both), "--policy", str(both),
+                        "--format", "concise")
+    assert code == 1
+    assert f"{plan}:3:29: error[PC805] step 1 `send`: `body` holds a value returned by step 0 " \
+        "`fetch`" in out
