@@ -13,7 +13,7 @@ from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span
 from plancheck.dsl.policy_ast import Rule
 from plancheck.ir.nodes import Plan, Step
-from plancheck.policy.semantics import Violation
+from plancheck.policy.semantics import NAMED, Violation
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,9 @@ class Fact:
                f"{_number(plan, self.source)}"
 
 
+MAX_FACT_LABELS = 12  # labels for the facts of a cause; the data has every one
+
+
 def rule_place(rule: Rule, policy_file: str) -> tuple[str, dict[str, Any]]:
     """The note that says where the policy file states ``rule``, and the same as data."""
     where = rule.span
@@ -59,8 +62,9 @@ def _argument_span(step: Step, path: Sequence[object]) -> Span:
 
 
 def violation_diagnostic(violation: Violation, plan: Plan, policy_file: str,
-                         facts: Sequence[Fact] = ()) -> Diagnostic:
-    """The diagnostic of a violation of ``plan`` (positions are the plan's step positions)."""
+                         facts: Sequence[Fact] = (), *, minimal: bool = True) -> Diagnostic:
+    """The diagnostic of a violation of ``plan`` (positions are the plan's step positions);
+    ``facts`` are its cause, a minimal one unless ``minimal`` is False (not computed)."""
     rule = violation.rule
     steps = plan.steps
     if 0 <= violation.index < len(steps):
@@ -70,14 +74,17 @@ def violation_diagnostic(violation: Violation, plan: Plan, policy_file: str,
         primary, label = plan.span, f"never meets `{rule.body()}`"
     secondary: list[tuple[Span, str]] = []
     seen = {primary}
-    for position in violation.earlier:
+    for position in violation.earlier[-NAMED:]:  # the data lists them all
         span = steps[position].tool_span
         if span not in seen:
             seen.add(span)
             secondary.append((span, f"step {_number(plan, position)} `{steps[position].tool}`"))
-    for fact in facts:
-        if fact.position == violation.index and fact.kind == "tool":
-            continue  # the primary label says it
+    shown = [f for f in facts if not (f.position == violation.index and f.kind == "tool")]
+    notes = []
+    if len(shown) > MAX_FACT_LABELS:  # the data lists them all
+        notes.append(f"{len(shown) - MAX_FACT_LABELS} more facts take part (see the data)")
+        shown = shown[-MAX_FACT_LABELS:]
+    for fact in shown:
         step = steps[fact.position]
         span = (step.tool_span if fact.kind == "tool"
                 else _argument_span(step, fact.detail.split(".")))
@@ -91,12 +98,13 @@ def violation_diagnostic(violation: Violation, plan: Plan, policy_file: str,
         primary=primary,
         label=label,
         secondary=secondary,
-        notes=[note],
+        notes=[note, *notes],
         data={
             **place,
             "step": violation.index,
             "earlier": list(violation.earlier),
             "facts": [fact.describe(plan) for fact in facts],
+            "minimal": minimal,
         },
         severity=Severity.WARNING if rule.severity == "warn" else Severity.ERROR,
     )

@@ -217,8 +217,13 @@ def path_overlaps(left: tuple[PathKey, ...], right: tuple[PathKey, ...]) -> bool
     return all(str(a) == str(b) for a, b in zip(left[:shorter], right[:shorter], strict=True))
 
 
+NAMED = 5  # earlier calls a message names; the rest are counted
+
+
 def tool_names(calls: list[PolicyCall], positions: tuple[int, ...]) -> str:
-    return ", ".join(f"{calls[p].label} `{calls[p].tool}`" for p in positions)
+    named = ", ".join(f"{calls[p].label} `{calls[p].tool}`" for p in positions[-NAMED:])
+    more = len(positions) - NAMED
+    return f"{more} more and {named}" if more > 0 else named
 
 
 # --------------------------------------------------------------------------- per-rule state

@@ -55,10 +55,10 @@ from plancheck.policy.semantics import (
     Matcher,
     PolicyCall,
     Violation,
+    decide_trace,
     is_number,
     lookup,
     path_overlaps,
-    rule_state,
 )
 from plancheck.smt.policy_terms import numeric_holds, string_holds
 from plancheck.smt.repair import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
@@ -67,12 +67,20 @@ __all__ = ["DEFAULT_TIMEOUT_MS", "Explained", "PolicyOutcome", "check_policies",
            "policy_diagnostics", "policy_phase"]
 
 
+# Violations of one rule explained by a minimal set of facts; the rest are reported without
+# one (a plan that breaks a count at every step needs the first few explained, not all).
+MAX_EXPLAINED = 10
+MAX_SHRUNK = 48  # cores larger than this are reported as Z3 gives them
+
+
 @dataclass(slots=True)
 class Explained:
-    """A violation and the minimal set of facts that cause it."""
+    """A violation and the set of facts that cause it (``minimal``: shown to be minimal, none
+    of them can go; False when the set is Z3's core as it came, or none was computed)."""
 
     violation: Violation
     facts: list[Fact]
+    minimal: bool = True
 
 
 @dataclass(slots=True)
@@ -84,8 +92,10 @@ class PolicyOutcome:
 class _Encoding:
     """The trace's facts, shared by every rule; one formula per rule and position."""
 
-    def __init__(self, calls: list[PolicyCall], policies: PolicySet) -> None:
+    def __init__(self, calls: list[PolicyCall], policies: PolicySet,
+                 deadline: Deadline | None = None) -> None:
         self.calls = calls
+        self.deadline = deadline
         self.toolset = policies.toolset
         # The tools the trace calls and the pool's tools the rules name: a fact "step i calls
         # t" then says, in a core, that step i calls none of the tools a rule asks for.
@@ -96,6 +106,7 @@ class _Encoding:
         self.tool_vars = [z3.Int(f"tool_{i}") for i in range(len(calls))]
         self.facts: list[Fact] = []
         self.literals: list[Any] = []
+        self.literal_ids: dict[int, int] = {}  # a literal's AST id -> its fact
         self.solver = z3.Solver()  # facts as assumptions: unsat cores explain violations
         # The facts as plain constraints: deciding a rule is then propagation, not a search
         # over which facts to assume (an order of magnitude faster on 100-step plans).
@@ -105,22 +116,37 @@ class _Encoding:
         self._edges: dict[tuple[int, int], Any] = {}
         self._value_literals: dict[tuple[int, str], Any] = {}
         self._matches: dict[tuple[str, str, int], Any] = {}
+        self._defined = 0
 
     def _fact(self, fact: Fact, meaning: Any) -> Any:
+        if self.deadline is not None and len(self.facts) % 64 == 0:
+            self.deadline.check()  # building terms in Python is not bounded by Z3's timeout
         literal = z3.Bool(f"fact_{len(self.facts)}")
         self.solver.add(z3.Implies(literal, meaning))
         self.decider.add(meaning)
+        self.literal_ids[literal.get_id()] = len(self.facts)
         self.facts.append(fact)
         self.literals.append(literal)
         return literal
 
     # ---------------------------------------------------------------- building blocks
 
+    def define(self, sort: Any, term: Any) -> Any:
+        """A fresh constant equal to ``term``, by definition (a hard constraint of both
+        solvers, never part of an explanation)."""
+        constant = sort(f"def_{self._defined}")
+        self._defined += 1
+        self.solver.add(constant == term)
+        self.decider.add(constant == term)
+        return constant
+
     def calls_of(self, matcher: Matcher, position: int) -> Any:
         """Step ``position`` calls a tool the pattern names."""
         key = (matcher.pattern.kind, matcher.pattern.text, position)
         found = self._matches.get(key)
         if found is None:
+            if self.deadline is not None and len(self._matches) % 256 == 0:
+                self.deadline.check()
             ids = [self.ids[name] for name in self.names if matcher(name)]
             var = self.tool_vars[position]
             found = (var == ids[0] if len(ids) == 1 else z3.Or([var == n for n in ids])) \
@@ -173,11 +199,12 @@ def _patterns(rule: Rule) -> list[ToolPattern]:
 # --------------------------------------------------------------------------- violations
 
 
-def _prefix_any(parts: list[Any]) -> list[Any]:
-    """``out[i]`` = ``parts[0] or ... or parts[i-1]`` (shared subterms)."""
+def _prefix_any(encoding: _Encoding, parts: list[Any]) -> list[Any]:
+    """``out[i]`` = ``parts[0] or ... or parts[i-1]``, each a defined constant (terms stay
+    shallow: a chain nested a thousand deep overflows the stack of z3's Python API)."""
     out = [z3.BoolVal(False)]
     for part in parts[:-1]:
-        out.append(z3.Or(out[-1], part))
+        out.append(encoding.define(z3.Bool, z3.Or(out[-1], part)))
     return out
 
 
@@ -191,10 +218,10 @@ def _violations(rule: Rule, encoding: _Encoding, complete: bool) -> list[tuple[i
         first, second = Matcher(rule.first, encoding.toolset), Matcher(rule.second,
                                                                         encoding.toolset)
         if rule.kind == REQUIRE_BEFORE:
-            before = _prefix_any([encoding.calls_of(first, i) for i in positions])
+            before = _prefix_any(encoding, [encoding.calls_of(first, i) for i in positions])
             return [(i, z3.And(encoding.calls_of(second, i), z3.Not(before[i])))
                     for i in positions if second(calls[i].tool)]
-        before = _prefix_any([encoding.calls_of(second, i) for i in positions])
+        before = _prefix_any(encoding, [encoding.calls_of(second, i) for i in positions])
         return [(i, z3.And(encoding.calls_of(first, i), before[i]))
                 for i in positions if first(calls[i].tool)]
     if rule.kind == AT_MOST:
@@ -218,7 +245,8 @@ def _count_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
     # prefix[i]: how many of the steps before i call the pattern (shared terms: linear size).
     prefix = [zero]
     for i in range(len(encoding.calls)):
-        prefix.append(prefix[-1] + z3.If(encoding.calls_of(counted, i), one, zero)
+        prefix.append(encoding.define(z3.Int, prefix[-1] + z3.If(
+            encoding.calls_of(counted, i), one, zero))
                       if counted(encoding.calls[i].tool) else prefix[-1])
     found = []
     for i, call in enumerate(encoding.calls):
@@ -235,7 +263,7 @@ def _argument_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any
     called = Matcher(rule.target.tool, encoding.toolset)
     predicate = CompiledPredicate.of(rule.predicate)
     excused_by = Matcher(rule.unless, encoding.toolset) if rule.unless is not None else None
-    excused = _prefix_any([encoding.calls_of(excused_by, i)
+    excused = _prefix_any(encoding, [encoding.calls_of(excused_by, i)
                            for i in range(len(encoding.calls))]) if excused_by else None
     found = []
     for i, call in enumerate(encoding.calls):
@@ -282,7 +310,7 @@ def _flow_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
             if aimed:
                 found.append((call.index, z3.And(encoding.calls_of(to_tool, call.index),
                                                  z3.Or(aimed))))
-        tainted.append(z3.Or(hits) if hits else None)
+        tainted.append(encoding.define(z3.Bool, z3.Or(hits)) if hits else None)
     return found
 
 
@@ -297,12 +325,19 @@ def check_policies(calls: list[PolicyCall], policies: PolicySet, *, complete: bo
     outcome = PolicyOutcome()
     deadline = Deadline(timeout_ms)
     try:
-        encoding = _Encoding(calls, policies)
+        encoding = _Encoding(calls, policies, deadline)
         for rule in policies.rules:
             deadline.check()
-            for position, formula in _decide(rule, encoding, complete, deadline):
-                outcome.explained.append(_explain(rule, position, formula, encoding,
-                                                  deadline))
+            semantic = {v.index: v for v in decide_trace([rule], encoding.toolset, calls,
+                                                         complete=complete)}
+            for n, (position, formula) in enumerate(_decide(rule, encoding, complete,
+                                                            deadline)):
+                violation = semantic.get(position) or _disagreement(rule, position)
+                if n < MAX_EXPLAINED:
+                    facts, minimal = _explain(position, formula, encoding, deadline)
+                    outcome.explained.append(Explained(violation, facts, minimal))
+                else:  # decided by Z3 like the others, but not explained: said so in data
+                    outcome.explained.append(Explained(violation, [], minimal=False))
     except SolverTimeout:
         outcome.timed_out = True
     return outcome
@@ -326,43 +361,32 @@ def _decide(rule: Rule, encoding: _Encoding, complete: bool, deadline: Deadline
     return [(p, f) for p, f in candidates if z3.is_true(model.eval(f, model_completion=True))]
 
 
-def _explain(rule: Rule, position: int, formula: Any, encoding: _Encoding,
-             deadline: Deadline) -> Explained:
+def _explain(position: int, formula: Any, encoding: _Encoding, deadline: Deadline
+             ) -> tuple[list[Fact], bool]:
+    """The facts of an unsat core of the facts and the violation's negation, shrunk to a
+    minimal one when it is small (a large core, such as every step before a count's limit, is
+    already what causes the violation; shrinking it would cost a check per member)."""
     solver = encoding.solver
     literals = encoding.literals
     solver.set("timeout", deadline.remaining_ms())
     if solver.check(*literals, z3.Not(formula)) != z3.unsat:
         raise SolverTimeout  # the facts fix every variable: only a timeout leaves it open
-    index = {str(literal): n for n, literal in enumerate(literals)}
-    core = [index[str(c)] for c in solver.unsat_core() if str(c) in index]
-    for member in list(core):  # shrink to a minimal core: drop what is not needed
-        rest = [n for n in core if n != member]
-        solver.set("timeout", deadline.remaining_ms())
-        if solver.check(*[literals[n] for n in rest], z3.Not(formula)) == z3.unsat:
-            core = rest
+    index = encoding.literal_ids
+    core = [index[c.get_id()] for c in solver.unsat_core() if c.get_id() in index]
+    shrunk = len(core) <= MAX_SHRUNK
+    if shrunk:
+        for member in list(core):  # drop what is not needed
+            rest = [n for n in core if n != member]
+            solver.set("timeout", deadline.remaining_ms())
+            if solver.check(*[literals[n] for n in rest], z3.Not(formula)) == z3.unsat:
+                core = rest
     facts = sorted((encoding.facts[n] for n in core), key=lambda f: (f.position, f.kind))
-    return Explained(_semantic_violation(rule, position, encoding), facts)
+    return facts, shrunk
 
 
-def _semantic_violation(rule: Rule, position: int, encoding: _Encoding) -> Violation:
-    """The semantics' own account of the violation Z3 found (its message names the calls)."""
-    state = rule_state(rule, encoding.toolset)
-    history: list[PolicyCall] = []
-    for call in encoding.calls:
-        if call.index == position:
-            found = state.violation(call, history)
-            if found is not None:
-                return found
-            break
-        state.accept(call)
-        history.append(call)
-    if position < 0:
-        for call in encoding.calls:
-            state.accept(call)
-        found = state.finish()
-        if found is not None:
-            return found
-    # The two checks disagree: say so rather than drop what Z3 found.
+def _disagreement(rule: Rule, position: int) -> Violation:
+    """A violation Z3 found that the per-call semantics does not: said, never dropped (the
+    equivalence tests hold that it does not happen)."""
     return Violation(rule, position, (), f"step {position} breaks `{rule.body()}` (the solver "
                      "found a violation the per-call semantics does not)", CODE_OF_KIND[rule.kind])
 
@@ -376,8 +400,8 @@ def policy_diagnostics(plan: Plan, policies: PolicySet, *, complete: bool = True
     the solver ran out of time (a check past its budget never passes silently)."""
     outcome = check_policies(plan_calls(plan), policies, complete=complete,
                              timeout_ms=timeout_ms)
-    found = [violation_diagnostic(e.violation, plan, policies.name, e.facts)
-             for e in outcome.explained]
+    found = [violation_diagnostic(e.violation, plan, policies.name, e.facts,
+                                  minimal=e.minimal) for e in outcome.explained]
     if outcome.timed_out:
         found.append(make("PC814", f"the policy check did not finish within {timeout_ms} ms",
                           primary=plan.span, label="not shown to satisfy its policies",

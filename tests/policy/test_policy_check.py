@@ -222,3 +222,32 @@ def test_a_policy_beside_its_toolset_in_one_file_checks_a_dsl_plan(
     assert code == 1
     assert f"{plan}:3:29: error[PC805] step 1 `send`: `body` holds a value returned by step 0 " \
         "`fetch`" in out
+
+
+def test_a_large_plan_is_decided_with_bounded_diagnostics_or_said_to_be_past_its_budget(
+) -> None:
+    from plancheck.policy.loader import parse_policies
+    from plancheck.smt.policy_check import policy_diagnostics
+
+    steps = [dict(PLAN[0], step=n) for n in range(600)]
+    plan = plancheck.check(steps).plan
+    assert plan is not None
+    policies = parse_policies("policy p {\n  at most 300 Precipitation_Nowcasting per 400 "
+                              "calls\n  require Flood_depth_prediction\n  forbid "
+                              "Precipitation_Nowcasting.radar_echo_frames_path == \"obs.npy\"\n}\n",
+                              plancheck.load_toolset())
+    past = policy_diagnostics(plan, policies, timeout_ms=1)
+    assert [d.code for d in past] == ["PC814"]
+    found = policy_diagnostics(plan, policies, timeout_ms=600_000)
+    codes = [d.code for d in found]
+    assert codes.count("PC803") == 300 and codes.count("PC806") == 1
+    assert codes.count("PC804") == 600
+    assert "PC814" not in codes and "PC002" not in codes
+    assert max(len(d.labels) for d in found) <= 1 + 5 + 12
+    missing = next(d for d in found if d.code == "PC806")
+    assert len(missing.data["facts"]) == 600 and "588 more facts" in missing.notes[1]
+    # Explained: the first ten of each rule; a small core shrunk to a minimal one, a large one
+    # (the 300 calls before a count's limit) reported as Z3 gives it.
+    assert sum(d.data["minimal"] for d in found if d.code == "PC804") == 10
+    assert sum(len(d.data["facts"]) == 2 for d in found if d.code == "PC804") == 10
+    assert not any(d.data["minimal"] for d in found if d.code == "PC803")
