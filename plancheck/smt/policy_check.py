@@ -199,12 +199,16 @@ def _patterns(rule: Rule) -> list[ToolPattern]:
 # --------------------------------------------------------------------------- violations
 
 
+CHAIN = 64  # a chained term is cut by a definition every this many links
+
+
 def _prefix_any(encoding: _Encoding, parts: list[Any]) -> list[Any]:
     """``out[i]`` = ``parts[0] or ... or parts[i-1]``, each a defined constant (terms stay
     shallow: a chain nested a thousand deep overflows the stack of z3's Python API)."""
     out = [z3.BoolVal(False)]
-    for part in parts[:-1]:
-        out.append(encoding.define(z3.Bool, z3.Or(out[-1], part)))
+    for n, part in enumerate(parts[:-1]):
+        term = z3.Or(out[-1], part)
+        out.append(encoding.define(z3.Bool, term) if n % CHAIN == CHAIN - 1 else term)
     return out
 
 
@@ -245,9 +249,11 @@ def _count_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
     # prefix[i]: how many of the steps before i call the pattern (shared terms: linear size).
     prefix = [zero]
     for i in range(len(encoding.calls)):
-        prefix.append(encoding.define(z3.Int, prefix[-1] + z3.If(
-            encoding.calls_of(counted, i), one, zero))
-                      if counted(encoding.calls[i].tool) else prefix[-1])
+        if counted(encoding.calls[i].tool):
+            term = prefix[-1] + z3.If(encoding.calls_of(counted, i), one, zero)
+            prefix.append(encoding.define(z3.Int, term) if i % CHAIN == CHAIN - 1 else term)
+        else:
+            prefix.append(prefix[-1])
     found = []
     for i, call in enumerate(encoding.calls):
         if not counted(call.tool):
