@@ -251,3 +251,18 @@ def test_a_large_plan_is_decided_with_bounded_diagnostics_or_said_to_be_past_its
     assert sum(d.data["minimal"] for d in found if d.code == "PC804") == 10
     assert sum(len(d.data["facts"]) == 2 for d in found if d.code == "PC804") == 10
     assert not any(d.data["minimal"] for d in found if d.code == "PC803")
+
+
+def test_the_command_line_policy_wins_over_the_configured_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    plan, _ = _files(tmp_path)
+    (tmp_path / "ok.wf").write_text("policy ok {\n  at most 5 Flood_depth_prediction\n}\n",
+                                    encoding="utf-8")
+    (tmp_path / "plancheck.toml").write_text('policy = "p.wf"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", plan, "--policy", str(tmp_path / "ok.wf")]) == 0
+    capsys.readouterr()
+    (tmp_path / "plancheck.toml").write_text("policy = 3\n", encoding="utf-8")
+    assert main(["check", plan]) == 2
+    assert "PC003" in capsys.readouterr().err
