@@ -6,7 +6,7 @@
 Inputs, generated in a temporary directory:
 
 * a JSONL batch of ``--mb`` megabytes: ``{id, task_id, completion}`` records from
-  ``plancheck.testing.completions.generate_completions`` over the release's gold plans (seed
+  ``tests.support.completions.generate_completions`` over the release's gold plans (seed
   2024, the realistic weighted mix, 5 a task), repeated until the batch is that large;
 * one damaged completion of ``--mb`` megabytes: a reasoning sentence, then a plan of many
   steps written as a Python literal (single quotes, ``None``), the damage json-repair mends.
@@ -30,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for tests.support
 RSS_TARGET_MB = 100.0
 TIME_TARGET_S = 10.0
 
@@ -62,7 +63,7 @@ def measure(arguments: list[str], directory: Path, stdin: Path | None = None,
 
 def make_batch(path: Path, megabytes: float) -> int:
     from plancheck.corpus.paths import release_dir
-    from plancheck.testing.completions import generate_completions, load_gold_tasks
+    from tests.support.completions import generate_completions, load_gold_tasks
 
     tasks = load_gold_tasks(release_dir() / "benchmark.jsonl")
     lines = [json.dumps({"id": made.id, "task_id": made.task_id, "completion": made.completion})

@@ -67,7 +67,7 @@ from plancheck.cli import main as plancheck_main
 from plancheck.corpus.paths import release_dir
 from plancheck.scoring.batch import clear_caches
 from plancheck.scoring.reference import prepare_gold, score_completion
-from plancheck.testing.completions import (
+from tests.support.completions import (
     MUTATION_WEIGHTS,
     STYLES,
     generate_completions,

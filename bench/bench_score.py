@@ -3,7 +3,7 @@
     python bench/bench_score.py                  # 10,019 completions, median of 5 runs
     python bench/bench_score.py --count 20000 --runs 7 --skip-cli
 
-The corpus: ``plancheck.testing.completions.generate_completions`` over the 233 gold plans of
+The corpus: ``tests.support.completions.generate_completions`` over the 233 gold plans of
 the release, seed 2024, the realistic weighted mix of styles and mutations
 (``cover_all_pairs=False``), 43 completions per task (>= 10,000 in all), as
 ``{id, task_id, completion}`` records.
@@ -69,6 +69,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.support
+
 from plancheck.build_info import build_info
 from plancheck.corpus.builtin import builtin_toolset
 from plancheck.corpus.paths import parity_cases_path, release_dir
@@ -76,7 +78,7 @@ from plancheck.ir.nodes import Toolset
 from plancheck.scoring.batch import ItemScorer, RawRecord, ScoreOptions, Summary, score_records
 from plancheck.scoring.gold import GoldIndex
 from plancheck.scoring.reference import score_completion
-from plancheck.testing.completions import generate_completions, load_gold_tasks
+from tests.support.completions import generate_completions, load_gold_tasks
 
 PLANCHECK = str(Path(sys.executable).with_name("plancheck"))
 SEED = 2024

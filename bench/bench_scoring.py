@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from plancheck.build_info import build_info
 from plancheck.corpus.paths import parity_cases_path, release_dir
 from plancheck.scoring.reference import GoldPlan, prepare_gold, score_completion
-from plancheck.testing.completions import generate_completions, load_gold_tasks
+from tests.support.completions import generate_completions, load_gold_tasks
 
 TARGET = 0.25
 

@@ -19,9 +19,11 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.support
+
 from plancheck.cli import main
 from plancheck.corpus.paths import release_dir
-from plancheck.testing.completions import generate_completions, load_gold_tasks
+from tests.support.completions import generate_completions, load_gold_tasks
 
 OUT = Path(__file__).resolve().parent / "results"
 PLANNERS = {"sim-large": 0.92, "sim-small": 0.62}  # skill: P(exact) on a one-step task

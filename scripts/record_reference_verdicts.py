@@ -3,7 +3,7 @@
 
 Runs the reference pipeline (``evaluators/evaluators.py`` from a checkout of
 TamuChen18/DisasterBench_Open, imported from ``--reference`` at run time, never copied here)
-on the completions that :func:`plancheck.testing.completions.generate_completions` makes for
+on the completions that :func:`tests.support.completions.generate_completions` makes for
 every task of the DisasterBench release, and writes one line per completion to
 ``tests/data/reference_verdicts.jsonl.gz``::
 
@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from plancheck.corpus.paths import release_dir  # noqa: E402
-from plancheck.testing.completions import (  # noqa: E402
+from tests.support.completions import (  # noqa: E402
     EDGE_KINDS,
     MUTATIONS,
     STYLES,

@@ -3,7 +3,9 @@
 Every ``import`` in ``plancheck/`` counts, at module level or inside a function, and so does
 ``importlib.import_module("plancheck....")`` with a literal name. Imports under
 ``if TYPE_CHECKING:`` are exempt (they never run). On top of the map, packages must not import
-each other in a cycle, even within one layer.
+each other in a cycle, even within one layer, and the modules of one package must not import
+each other in a cycle either (a function-level import hides a cycle from Python, not from the
+design: the two modules still cannot be understood, tested or moved apart).
 
 The map (bottom to top) is the README's Layout section; a module that no entry covers is a
 failure too, so a new package has to be placed before it can land.
@@ -12,6 +14,7 @@ failure too, so a new package has to be placed before it can land.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,12 +46,34 @@ LAYERS: dict[str, int] = {
     "plancheck.render": 5,
     "plancheck.smt": 6,
     "plancheck.scoring": 6,
-    "plancheck.testing": 6,
     "plancheck.planners": 7,
     "plancheck.config": 8,
     "plancheck.cli": 8,
     "plancheck.__main__": 8,
 }
+
+# Module cycles inside one package that exist today, each the set of modules of one strongly
+# connected component. The list only shrinks: a cycle broken is removed from it (a test fails
+# while an entry names a cycle that no longer exists), and no new entry is added.
+KNOWN_MODULE_CYCLES: list[frozenset[str]] = [
+    # The call-shape frontends and the driver: issue 24's one lowering of tool calls and the
+    # driver's table of plan kinds break it (helper h24a).
+    frozenset({
+        "plancheck.compiler.callshapes",
+        "plancheck.compiler.dora_frontend",
+        "plancheck.compiler.dora_native",
+        "plancheck.compiler.driver",
+        "plancheck.compiler.frontends",
+        "plancheck.compiler.streaming",
+    }),
+    # Tool pools: the error class lives in the entry module (issue 24, helper h24a).
+    frozenset({
+        "plancheck.corpus.dora_toolset",
+        "plancheck.corpus.foreign",
+        "plancheck.corpus.pool_formats",
+        "plancheck.corpus.toolsets",
+    }),
+]
 
 
 @dataclass(frozen=True)
@@ -159,6 +184,32 @@ def violations(root: Path, layers: dict[str, int]) -> list[str]:
     return found
 
 
+def module_of(root: Path, target: str) -> str | None:
+    """The module (or package) an import names: ``from plancheck.x import name`` imports
+    ``plancheck.x`` when ``name`` is not a module of its own."""
+    parts = target.split(".")
+    while len(parts) > 1:
+        path = root.parent.joinpath(*parts)
+        if path.is_dir() or path.with_suffix(".py").is_file():
+            return ".".join(parts)
+        parts.pop()
+    return None
+
+
+def module_cycles(root: Path, layers: dict[str, int]) -> list[frozenset[str]]:
+    """The strongly connected components of the import graph between the modules of each unit
+    of the layer map (cycles between units are :func:`violations`' business)."""
+    graph: dict[str, set[str]] = {}
+    for item in imports_of(root):
+        target = module_of(root, item.target)
+        if target is None or target == item.source:
+            continue
+        unit = unit_of(item.source, layers)
+        if unit is not None and unit != "plancheck" and unit_of(target, layers) == unit:
+            graph.setdefault(item.source, set()).add(target)
+    return [frozenset(component) for component in cycles(graph)]
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """One cycle per strongly connected component of more than one node (Tarjan)."""
     index: dict[str, int] = {}
@@ -197,6 +248,122 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_package_follows_the_layer_map() -> None:
     problems = violations(PACKAGE_ROOT, LAYERS)
     assert not problems, "\n".join(problems)
+
+
+def test_no_module_cycle_inside_a_package_beyond_the_known_ones() -> None:
+    found = module_cycles(PACKAGE_ROOT, LAYERS)
+    new = [sorted(c) for c in found if c not in KNOWN_MODULE_CYCLES]
+    assert not new, f"import cycles between the modules of one package: {new}"
+
+
+def test_every_known_module_cycle_still_exists() -> None:
+    """The allowlist is kept honest: a cycle broken (or changed) comes off it."""
+    found = module_cycles(PACKAGE_ROOT, LAYERS)
+    gone = [sorted(c) for c in KNOWN_MODULE_CYCLES if c not in found]
+    assert not gone, f"no longer cycles (remove them from KNOWN_MODULE_CYCLES): {gone}"
+
+
+def test_a_module_cycle_hidden_in_a_function_is_caught(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "ir/__init__.py": "",
+        "ir/nodes.py": """
+            from typing import TYPE_CHECKING
+            if TYPE_CHECKING:
+                from plancheck.ir.types import Kind  # exempt: never runs
+            def lattice():
+                from plancheck.ir.lattice import build  # the cycle, hidden in a function
+                return build
+        """,
+        "ir/lattice.py": "from .nodes import lattice\n\ndef build(): ...\n",
+        "ir/types.py": "from plancheck.ir import nodes\n",
+        "ir/leaf.py": "from plancheck.ir.lattice import build\n",
+    })
+    assert module_cycles(root, LAYERS) == [
+        frozenset({"plancheck.ir.lattice", "plancheck.ir.nodes"})
+    ]
+    assert violations(root, LAYERS) == []  # one package: no cycle between packages
+
+
+# --------------------------------------------------------------------------- what ships
+
+MAX_LINES = 800  # no module under plancheck/ longer: one job a module
+
+# How plancheck is entered: the command line, the API (and the package's lazy exports).
+ENTRY_POINTS = ("plancheck", "plancheck.__main__", "plancheck.cli", "plancheck.api")
+# Modules no entry point reaches that are still the package's, each for a stated reason.
+# (Anything else that only the tests import belongs in tests/support/.)
+LIBRARY_ONLY = {
+    "plancheck.cli.__main__": "`python -m plancheck.cli`",
+    "plancheck.dora.score": "the paper's wording of DORA's metrics, a documented option "
+                            "(docs/ecosystem.md)",
+    "plancheck.dora.paper_answers": "the paper's wording of DORA's answer operators, a "
+                                    "documented option (docs/dora-scoring.md)",
+}
+# A module named in a string (``"plancheck.render.text:TextStream"`` in the format registry,
+# the command table's module names): what ``importlib`` is given at run time.
+_MODULE_IN_STRING = re.compile(r"^(plancheck(?:\.\w+)+)(?::\w+)?$")
+
+
+def reachable(root: Path, entry_points: tuple[str, ...]) -> set[str]:
+    """The modules that running the entry points can import: through imports (at run time),
+    module names in string constants, and a module's packages (importing ``a.b`` runs ``a``)."""
+    graph: dict[str, set[str]] = {}
+    for item in imports_of(root):
+        target = module_of(root, item.target)
+        if target is not None:
+            graph.setdefault(item.source, set()).add(target)
+    for file in root.rglob("*.py"):
+        source = module_name(root, file)
+        edges = graph.setdefault(source, set())
+        parts = source.split(".")
+        edges.update(".".join(parts[:end]) for end in range(1, len(parts)))
+        for node in _runtime_nodes(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named = _MODULE_IN_STRING.match(node.value)
+                target = module_of(root, named[1]) if named else None
+                if target is not None:
+                    edges.add(target)
+    seen: set[str] = set()
+    stack = list(entry_points)
+    while stack:
+        module = stack.pop()
+        if module not in seen:
+            seen.add(module)
+            stack.extend(graph.get(module, ()))
+    return seen
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    long = {str(f.relative_to(PACKAGE_ROOT.parent)): n for f in sorted(PACKAGE_ROOT.rglob("*.py"))
+            if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines (split them by job): {long}"
+
+
+def test_every_module_is_reached_from_an_entry_point() -> None:
+    """Nothing under plancheck/ serves only the tests (those helpers live in tests/support/)."""
+    modules = {module_name(PACKAGE_ROOT, f) for f in PACKAGE_ROOT.rglob("*.py")}
+    unreached = modules - reachable(PACKAGE_ROOT, ENTRY_POINTS)
+    assert unreached == set(LIBRARY_ONLY), (
+        f"reached by no entry point: {sorted(unreached - set(LIBRARY_ONLY))}; "
+        f"reached after all (remove from LIBRARY_ONLY): {sorted(set(LIBRARY_ONLY) - unreached)}")
+
+
+def test_a_module_only_tests_import_is_caught(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "api.py": "def check():\n    from plancheck.render import registry\n",
+        "cli/__init__.py": 'COMMANDS = {"score": "plancheck.cli.score"}\n',
+        "cli/score.py": "",
+        "render/__init__.py": "",
+        "render/registry.py": 'FORMATS = {"text": "plancheck.render.text:TextStream"}\n',
+        "render/text.py": "",
+        "testing/__init__.py": "",
+        "testing/completions.py": "from plancheck.render import text\n",
+    })
+    assert sorted({module_name(root, f) for f in root.rglob("*.py")}
+                  - reachable(root, ENTRY_POINTS)) == [
+        "plancheck.testing", "plancheck.testing.completions"]
 
 
 def test_every_unit_in_the_map_exists() -> None:

@@ -164,14 +164,15 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             _cannot_write(args.output, error)
             return EXIT_ERROR
-    from plancheck.render.stream import STREAMS, Tally
+    from plancheck.render.registry import stream_class
+    from plancheck.render.stream import Tally
 
     # The report is written while the plans are checked, each plan's diagnostics as soon as
     # they are known, and each plan's source dropped after them: memory stays flat in the size
     # of the input (see plancheck.render.stream).
     stream = None
     if to_file or not args.statistics:
-        stream = STREAMS[format_name](
+        stream = stream_class(format_name)(
             _file_writer(writer) if writer is not None else _stdout_writer, quiet=args.quiet,
             colour=not to_file and format_name == "text" and _colour(sys.stdout))
     counted = None
@@ -202,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
             for report in check_paths(args.files, toolset, options, phases, max_size=max_size,
                                       choose_dora=choose_dora):
                 if gold is not None:
-                    from plancheck.scoring.gold import add_gold_diagnostics
+                    from plancheck.scoring.check_gold import add_gold_diagnostics
 
                     add_gold_diagnostics(report, gold, options)
                 take(report.diagnostics)

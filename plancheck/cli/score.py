@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from plancheck.cli import EXIT_ERROR, UsageError
 from plancheck.cli.common import toolset_option
-
-_SHOWN_PROBLEMS = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,28 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
-    from plancheck.compiler.frontends import read_text, scored_lines
-    from plancheck.fileio import is_dir
-    from plancheck.scoring.batch import (
-        InputError,
-        ScoreOptions,
-        Summary,
-        read_records,
-        score_records,
-    )
-    from plancheck.scoring.dora_run import looks_like_dora_gold
-    from plancheck.scoring.gold import GoldError, GoldIndex
-
+    """Score with the first scorer of :data:`SCORERS` that the gold data is for."""
     golds = list(args.gold)
-    if looks_like_dora_gold(golds[:1]):
-        if not args.predictions and len(golds) > 1:
-            args.predictions = [golds.pop()]  # `--gold A B RUN`: the last one is the run
-        if not args.predictions:
-            raise UsageError("score needs at least one PRED")
-        from plancheck.cli.dora_score import run_score
-
-        return run_score(args, golds)
+    for scorer in SCORERS:
+        if scorer.claims_paths is not None and scorer.claims_paths(golds[:1]):
+            return scorer.run(args, golds)
     # One benchmark file: whatever argparse gathered after it (`--gold G P1 P2`) is PRED.
     args.predictions = [*args.predictions, *golds[1:]]
     if not args.predictions:
@@ -128,191 +109,84 @@ def run(args: argparse.Namespace) -> int:
     if args.strict and args.scoring == "reference":
         raise UsageError("--strict and --scoring reference contradict each other")
     args.predictions = _once_each(args.predictions)
+    from plancheck.cli.common import print_plain
+    from plancheck.compiler.frontends import read_text
+
     gold_text, problem = read_text(args.gold)
     if gold_text is None:
         assert problem is not None
         print_plain([problem.with_context(file=args.gold, record=None)])
         return EXIT_ERROR
+    for scorer in SCORERS:
+        if scorer.reads_text is not None:
+            found = scorer.reads_text(gold_text, args.gold)
+            if found is not None:
+                return scorer.run(args, found)
+    raise AssertionError("the last scorer takes any gold file")
+
+
+class Scorer(NamedTuple):
+    """One kind of gold data ``plancheck score`` scores against. A kind is told either by its
+    gold paths (``claims_paths``: DORA's task files, a directory of them) or by the text of one
+    gold file (``reads_text``: what the kind's ``run`` needs of it, or None when the file is
+    not of that kind). Adding a scorer: its module, and one line in :data:`SCORERS`."""
+
+    name: str
+    run: Callable[[argparse.Namespace, Any], int]
+    claims_paths: Callable[[list[str]], bool] | None = None
+    reads_text: Callable[[str, str], Any] | None = None
+
+
+def _dora_gold(paths: list[str]) -> bool:
+    from plancheck.scoring.dora_run import looks_like_dora_gold
+
+    return looks_like_dora_gold(paths)
+
+
+def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
+    if not args.predictions and len(golds) > 1:
+        args.predictions = [golds.pop()]  # `--gold A B RUN`: the last one is the run
+    if not args.predictions:
+        raise UsageError("score needs at least one PRED")
+    from plancheck.cli.dora_score import run_score
+
+    return run_score(args, golds)
+
+
+def _call_gold(text: str, file: str) -> Any:
     from plancheck.scoring.callscore import call_gold
 
-    calls = call_gold(gold_text, args.gold)
-    if calls is not None:  # tool-call gold plans: the metrics defined on calls
-        from plancheck.cli.score_calls import run_calls
+    return call_gold(text, file)
 
-        pool, pool_problems = load_toolset_or_exit(args.tools)
-        if pool is None:
-            print_plain(pool_problems)
-            return EXIT_ERROR
-        return run_calls(args, calls, pool)
-    try:
-        gold = GoldIndex.parse(gold_text, args.gold)
-    except GoldError as error:
-        print_plain(error.diagnostics)
+
+def _score_calls(args: argparse.Namespace, calls: Any) -> int:
+    """Tool-call gold plans: the metrics defined on calls."""
+    from plancheck.cli.common import load_toolset_or_exit, print_plain
+    from plancheck.cli.score_calls import run_calls
+
+    pool, pool_problems = load_toolset_or_exit(args.tools)
+    if pool is None:
+        print_plain(pool_problems)
         return EXIT_ERROR
-    toolset, toolset_problems = load_toolset_or_exit(args.tools)
-    if toolset is None:
-        print_plain(toolset_problems)
-        return EXIT_ERROR
-    # A directory stands for the planner runner's output in it.
-    inside = {path: str(Path(path) / "predictions.jsonl") for path in args.predictions
-              if path != "-" and is_dir(path)}
-    folders = {file: folder for folder, file in inside.items()}
-    args.predictions = [inside.get(path, path) for path in args.predictions]
-    unreadable = {path: why for path in args.predictions
-                  if path != "-" and (why := _unreadable(path)) is not None}
-    if unreadable:
-        for path, why in unreadable.items():
-            if path in folders:
-                why = (f"a directory stands for the predictions.jsonl that `plancheck plan "
-                       f"--out {folders[path]}` writes there, and it has none")
-            print(f"plancheck: error[PC001]: cannot read {path}: {why}", file=sys.stderr)
-        return EXIT_ERROR
-    options = ScoreOptions(
-        strict=args.strict or args.scoring == "strict",
-        raw=args.raw,
-        static=not args.parity_only,
-        extended=not (args.parity_only or args.no_extended),
-        equivalence=not args.parity_only,
-        lines=args.per_item is not None,  # no per-item file: no line is rendered
-    )
-    summaries = {path: Summary(name=path) for path in args.predictions}
-    total = Summary(name="all")
-    # With one file (every item is its), the total counts what the file's summary counts:
-    # added up once, and copied when done.
-    single = summaries[args.predictions[0]] if len(summaries) == 1 else None
-    problems: list[str] = []
-    writer = per_item_writer(args.per_item) if args.per_item else None
-    if writer is False:
-        return EXIT_ERROR
-
-    runner_errors: dict[str, int] = {}
-    repeated: dict[str, int] = {}
-    scores: list[str] = []  # prediction files that hold scores (per-item lines), not predictions
-
-    def records() -> Any:
-        for path in args.predictions:
-            ids: set[str] = set()
-            for number, record in enumerate(read_records(path)):
-                if number == 0 and record.text is not None and scored_lines(record.text):
-                    scores.append(path)
-                    break
-                if record.text is not None:
-                    if _runner_error(record.text):
-                        runner_errors[path] = runner_errors.get(path, 0) + 1
-                    ident = _runner_id(record.text)
-                    if ident is not None:
-                        if ident in ids:
-                            repeated[path] = repeated.get(path, 0) + 1
-                        ids.add(ident)
-                yield record
-
-    try:
-        for item in score_records(
-            records(), gold, toolset, options, jobs=args.jobs, gold_text=gold_text
-        ):
-            if item.line is not None and writer is not None:
-                writer.write(item.line)
-            if single is not None:
-                single.add(item)
-            else:
-                summary = summaries.get(item.source) or summaries.get(
-                    "-" if item.source == "<stdin>" else item.source
-                )
-                if summary is not None:
-                    summary.add(item)
-                total.add(item)
-            if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
-                problems.append(f"{item.source}: {item.problem}")
-    except InputError as error:
-        if writer:
-            writer.discard()  # the previous per-item file, if any, stays as it was
-        print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        if writer:
-            writer.close()  # Ctrl-C keeps the complete lines scored so far, put in place whole
-        raise
-    except BaseException:
-        if writer:
-            writer.discard()
-        raise
-    if writer:
-        try:
-            writer.close()
-        except OSError as error:
-            print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
-                  f"{error.strerror or error}", file=sys.stderr)
-            return EXIT_ERROR
-    for path in scores:
-        print(f"plancheck: warning[PC117]: {path} holds the per-item lines `plancheck score` "
-              "writes (scores, not predictions); nothing in it was scored", file=sys.stderr)
-    for path, summary in summaries.items():
-        if not summary.n and not summary.unmatched and path not in scores:  # never silent
-            print(f"plancheck: warning[PC117]: {path} holds no records (no line that is not "
-                  "blank); nothing was scored", file=sys.stderr)
-    if single is not None:
-        total = single.copy(name="all")
-    documents = [
-        s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
-    ]
-    # The total is shown in JSON, and in text beside two files or more (with one file its
-    # counts are the file's, so its intervals come from the bootstrap's memory).
-    overall = (
-        total.to_dict(gold, resamples=args.bootstrap, seed=args.seed)
-        if args.format == "json" or len(documents) > 1
-        else None
-    )
-    if args.format == "json":
-        import json
-
-        print(
-            json.dumps(
-                {"schema_version": 1, "gold": args.gold, "files": documents, "total": overall},
-                indent=2,
-            )
-        )
-    else:
-        from plancheck.scoring.report import render_score_summary
-
-        for document in documents:
-            print(render_score_summary(document, ci=args.bootstrap > 0))
-        if overall is not None and len(documents) > 1:
-            print(render_score_summary(overall, ci=args.bootstrap > 0))
-    for path, count in repeated.items():
-        print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "
-              "record (two runs into one directory?); each was scored, so those tasks weigh "
-              "more than once", file=sys.stderr)
-    for path, count in runner_errors.items():
-        print(f"plancheck: warning: {path}: {count} record(s) hold no model output because "
-              "the run failed (a transport or runner error, in their `error` field); they were "
-              "scored as the model's empty output. Rerun them with `plancheck plan "
-              "--retry-errors`", file=sys.stderr)
-    if args.raw and total.malformed and total.malformed == total.n:
-        print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
-              "is for the official *_detailed_predictions.json files", file=sys.stderr)
-    return _exit_code(total, problems)
+    return run_calls(args, calls, pool)
 
 
-def _runner_id(line: str) -> str | None:
-    """The id of a record as ``plancheck plan`` writes it (``{"id":"...",`` first), in O(1)."""
-    if not line.startswith('{"id":"'):
-        return None
-    end = line.find('"', 7)
-    return line[7:end] if end > 7 else None
+def _any_gold_file(text: str, _file: str) -> str:
+    return text
 
 
-def _runner_error(line: str) -> bool:
-    """Whether a JSONL record is ``plancheck plan``'s record of a failed call (``error`` set,
-    no completion). Most records say ``"error":null``; only the others are parsed."""
-    if '"error"' not in line or '"error":null' in line or '"error": null' in line:
-        return False
-    import json
+def _score_benchmark(args: argparse.Namespace, gold_text: str) -> int:
+    from plancheck.cli.score_benchmark import run_benchmark
 
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(record, dict) and bool(record.get("error")) and not record.get("completion")
+    return run_benchmark(args, gold_text)
+
+
+# In the order they are tried: the last takes any gold file (and says what is wrong with it).
+SCORERS: tuple[Scorer, ...] = (
+    Scorer("DORA runs", _score_dora_runs, claims_paths=_dora_gold),
+    Scorer("tool calls", _score_calls, reads_text=_call_gold),
+    Scorer("DisasterBench", _score_benchmark, reads_text=_any_gold_file),
+)
 
 
 def _once_each(paths: list[str]) -> list[str]:
@@ -331,29 +205,3 @@ def _once_each(paths: list[str]) -> list[str]:
         seen[key] = path
         kept.append(path)
     return kept
-
-
-def _unreadable(path: str) -> str | None:
-    """Why ``path`` cannot be opened for reading (the system's words), or None."""
-    try:
-        with open(path, "rb"):
-            return None
-    except OSError as error:
-        return error.strerror or str(error)
-
-
-def _exit_code(total: Any, problems: list[str]) -> int:
-    if total.unmatched:
-        for problem in problems:
-            print(f"plancheck: error[PC004]: {problem}", file=sys.stderr)
-        print(
-            f"plancheck: {total.unmatched} prediction(s) had no gold plan and were not scored",
-            file=sys.stderr,
-        )
-    if total.malformed:
-        print(
-            f"plancheck: {total.malformed} record(s) could not be read and were scored as "
-            "format_error",
-            file=sys.stderr,
-        )
-    return EXIT_FINDINGS if total.unmatched or total.malformed else EXIT_OK

@@ -7,14 +7,20 @@ so that a model can repair the whole plan in one round.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from plancheck.diagnostics.model import Diagnostic, Severity
 
-if TYPE_CHECKING:
-    from plancheck.compiler.driver import Report
-
 _MAX_ALLOWED = 30
+
+
+class Findings(Protocol):
+    """What feedback reads of a check's report (``compiler.driver.Report`` is one): its
+    findings. Named here so the bottom layer need not know the checker that sits above it."""
+
+    @property
+    def diagnostics(self) -> Sequence[Diagnostic]: ...
 
 
 def _path(diagnostic: Diagnostic) -> str:
@@ -66,7 +72,7 @@ def feedback_line(diagnostic: Diagnostic, shown: set[tuple[str, ...]] | None = N
     return "- " + " ".join(parts)
 
 
-def render_feedback(report: Report, *, max_items: int = 12, include_warnings: bool = False
+def render_feedback(report: Findings, *, max_items: int = 12, include_warnings: bool = False
                     ) -> str:
     wanted = [d for d in report.diagnostics
               if d.severity is Severity.ERROR or (include_warnings

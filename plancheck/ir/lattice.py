@@ -1,18 +1,23 @@
 """The nominal type lattice of a toolset: subtyping, implicit conversions and storage formats.
 
 Built once per toolset (it is part of the toolset's compiled form), so that checking a binding
-costs a set lookup.
+costs a set lookup. The toolset owns and caches its lattice, so this module reads the pool's
+declarations only through their attributes: it names the node classes for the type checker
+alone, and ``ir.nodes`` can build a lattice without the two modules importing each other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
-from plancheck.ir.nodes import Param, Toolset, TypeDecl
 from plancheck.records import FrozenRecord
+
+if TYPE_CHECKING:
+    from plancheck.ir.nodes import Param, Toolset, TypeDecl
 
 
 class Compat(Enum):

@@ -7,8 +7,15 @@ The ``file:line:col:`` prefix is the one editors and ``grep``-style tools jump t
 
 from __future__ import annotations
 
-from plancheck.diagnostics.model import Diagnostic, Severity
-from plancheck.render.registry import RenderContext
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from plancheck.diagnostics.model import Diagnostic
+from plancheck.render.stream import ReportStream, Tally
+from plancheck.render.text import tally_line
+
+if TYPE_CHECKING:
+    from plancheck.diagnostics.positions import LineIndex, Positions
 
 
 def concise_line(diagnostic: Diagnostic) -> str:
@@ -21,11 +28,18 @@ def concise_line(diagnostic: Diagnostic) -> str:
             f"{diagnostic.message}{record}")
 
 
-def render_concise(context: RenderContext) -> str:
-    from plancheck.render.text import summary_line
+class ConciseStream(ReportStream):
+    def loose(self, diagnostics: Sequence[Diagnostic]) -> None:
+        if not self.quiet:
+            super().loose(diagnostics)
 
-    out = [] if context.quiet else [concise_line(d) for d in context.diagnostics]
-    counts = {s: sum(1 for d in context.diagnostics if d.severity is s) for s in Severity}
-    out.append(summary_line(counts[Severity.ERROR], counts[Severity.WARNING],
-                            counts[Severity.INFO], context.plans, context.files))
-    return "\n".join(out)
+    def report(self, diagnostics: Sequence[Diagnostic], lines: LineIndex | None,
+               positions: Positions | None) -> None:
+        if not self.quiet:
+            super().report(diagnostics, lines, positions)
+
+    def plain(self, diagnostic: Diagnostic) -> str:
+        return concise_line(diagnostic)
+
+    def finish(self, tally: Tally) -> None:
+        self.line(tally_line(tally))

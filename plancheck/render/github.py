@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from plancheck.diagnostics.model import Diagnostic, Severity
-from plancheck.render.registry import RenderContext
+from plancheck.render.stream import ReportStream
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -53,5 +53,6 @@ def _workspace_path(file: str) -> str:
     return file if relative.startswith("..") else relative
 
 
-def render_github(context: RenderContext) -> str:
-    return "\n".join(github_command(d) for d in context.diagnostics)
+class GithubStream(ReportStream):
+    def plain(self, diagnostic: Diagnostic) -> str:
+        return github_command(diagnostic)

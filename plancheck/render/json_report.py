@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 from plancheck import __version__
 from plancheck.diagnostics.model import Diagnostic, Severity
 from plancheck.diagnostics.serialize import diagnostic_to_dict
+from plancheck.render.registry import RenderContext
+from plancheck.render.stream import ReportStream, Tally, Write, render_document
 
 if TYPE_CHECKING:
-    from plancheck.render.registry import RenderContext
+    from plancheck.diagnostics.positions import LineIndex, Positions
 
 SCHEMA_VERSION = 1
 
@@ -46,13 +48,6 @@ class SummaryCounts:
         }
 
 
-def summarize(diagnostics: Iterable[Diagnostic], *, files: int, plans: int) -> dict[str, Any]:
-    counts = SummaryCounts()
-    for diagnostic in diagnostics:
-        counts.add(diagnostic)
-    return counts.to_dict(files=files, plans=plans)
-
-
 def json_document(summary: dict[str, Any], diagnostics: list[dict[str, Any]]) -> str:
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -64,10 +59,48 @@ def json_document(summary: dict[str, Any], diagnostics: list[dict[str, Any]]) ->
 
 
 def render_json(diagnostics: list[Diagnostic], *, files: int, plans: int) -> str:
-    return json_document(summarize(diagnostics, files=files, plans=plans),
-                         [diagnostic_to_dict(d) for d in diagnostics])
+    """The ``json`` document of diagnostics that have no source to show (a toolset's)."""
+    return render_document(JsonStream, RenderContext(diagnostics, files=files, plans=plans))
 
 
-def render_json_document(context: RenderContext) -> str:
-    """The ``json`` format."""
-    return render_json(list(context.diagnostics), files=context.files, plans=context.plans)
+_ITEM_INDENT = "    "  # a diagnostic's depth in the json document: 2 levels of indent=2
+
+
+class JsonStream(ReportStream):
+    """The ``json`` document: its diagnostics spooled to a temporary file until the summary
+    (which comes first in the document) is known."""
+
+    def __init__(self, write: Write, *, quiet: bool = False, colour: bool = False) -> None:
+        import tempfile
+
+        super().__init__(write, quiet=quiet, colour=colour)
+        self.counts = SummaryCounts()
+        # Closed by finish (and by the interpreter if the run is interrupted).
+        self._spool: IO[str] = tempfile.TemporaryFile(  # noqa: SIM115
+            "w+", encoding="utf-8", errors="surrogatepass")
+        self._items = 0
+
+    def report(self, diagnostics: Sequence[Diagnostic], lines: LineIndex | None,
+               positions: Positions | None) -> None:
+        for diagnostic in diagnostics:
+            self.counts.add(diagnostic)
+            item = json.dumps(diagnostic_to_dict(diagnostic), indent=2, ensure_ascii=False)
+            self._spool.write((",\n" if self._items else "") + _ITEM_INDENT
+                              + item.replace("\n", "\n" + _ITEM_INDENT))
+            self._items += 1
+
+    def loose(self, diagnostics: Sequence[Diagnostic]) -> None:
+        self.report(diagnostics, None, None)
+
+    def finish(self, tally: Tally) -> None:
+        document = json_document(self.counts.to_dict(files=tally.files, plans=tally.plans), [])
+        if not self._items:
+            self.line(document)
+            return
+        head, tail = document.rsplit("[]", 1)  # the diagnostics are the document's last member
+        self.write(head + "[\n")
+        self._spool.seek(0)
+        while chunk := self._spool.read(1 << 20):
+            self.write(chunk)
+        self._spool.close()
+        self.line("\n  ]" + tail)

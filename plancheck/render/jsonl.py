@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 
+from plancheck.diagnostics.model import Diagnostic
 from plancheck.diagnostics.serialize import diagnostic_to_dict
-from plancheck.render.registry import RenderContext
+from plancheck.render.stream import ReportStream
 
 
-def render_jsonl(context: RenderContext) -> str:
-    return "\n".join(json.dumps(diagnostic_to_dict(d), ensure_ascii=False)
-                     for d in context.diagnostics)
+class JsonlStream(ReportStream):
+    def plain(self, diagnostic: Diagnostic) -> str:
+        return json.dumps(diagnostic_to_dict(diagnostic), ensure_ascii=False)

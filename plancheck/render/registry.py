@@ -1,8 +1,10 @@
-"""The output formats: a registry from format name to renderer, and what renderers are given.
+"""The output formats: a registry from format name to its one streaming emitter (a
+:class:`~plancheck.render.stream.ReportStream`), and what renderers are given.
 
-A renderer is ``render(context) -> str``: the whole output, ready to print or write to a file.
-The registry names modules rather than importing them, so that ``plancheck --help`` and a clean
-run of the text format never import the SARIF or JSON code.
+A renderer is ``render(context) -> str``: the whole output, ready to print or write to a file,
+which is the format's stream written into a buffer. The registry names modules rather than
+importing them, so that ``plancheck --help`` and a clean run of the text format never import the
+SARIF or JSON code.
 """
 
 from __future__ import annotations
@@ -14,20 +16,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from plancheck.diagnostics.model import Diagnostic
     from plancheck.diagnostics.positions import LineIndex, Positions
+    from plancheck.render.stream import ReportStream
 
-# name -> ("module:function", one-line description)
+# name -> ("module:ReportStream subclass", one-line description)
 FORMATS: dict[str, tuple[str, str]] = {
-    "text": ("plancheck.render.text:render_text",
+    "text": ("plancheck.render.text:TextStream",
              "rustc-style text with source excerpts (colour only on a terminal)"),
-    "concise": ("plancheck.render.concise:render_concise",
+    "concise": ("plancheck.render.concise:ConciseStream",
                 "one line per diagnostic: file:line:col: severity[CODE] message"),
-    "json": ("plancheck.render.json_report:render_json_document",
+    "json": ("plancheck.render.json_report:JsonStream",
              "one JSON document with a summary and every diagnostic"),
-    "jsonl": ("plancheck.render.jsonl:render_jsonl",
+    "jsonl": ("plancheck.render.jsonl:JsonlStream",
               "one JSON object per diagnostic, one per line"),
-    "sarif": ("plancheck.render.sarif:render_sarif",
+    "sarif": ("plancheck.render.sarif:SarifStream",
               "SARIF 2.1.0 (GitHub code scanning and other SARIF viewers)"),
-    "github": ("plancheck.render.github:render_github",
+    "github": ("plancheck.render.github:GithubStream",
                "GitHub Actions workflow commands (annotations on the pull request)"),
 }
 
@@ -84,8 +87,17 @@ class RenderContext:
 Renderer = Callable[[RenderContext], str]
 
 
-def renderer(name: str) -> Renderer:
-    """The renderer of a format; KeyError for an unknown name."""
-    module_name, function = FORMATS[name][0].split(":")
-    found: Renderer = getattr(importlib.import_module(module_name), function)
+def stream_class(name: str) -> type[ReportStream]:
+    """The streaming emitter of a format; KeyError for an unknown name."""
+    module_name, class_name = FORMATS[name][0].split(":")
+    found: type[ReportStream] = getattr(importlib.import_module(module_name), class_name)
     return found
+
+
+def renderer(name: str) -> Renderer:
+    """The whole-document renderer of a format (its stream into a buffer); KeyError for an
+    unknown name."""
+    from plancheck.render.stream import render_document
+
+    stream = stream_class(name)
+    return lambda context: render_document(stream, context)

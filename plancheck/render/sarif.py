@@ -17,32 +17,26 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from plancheck import __version__
 from plancheck.diagnostics.codes import CODES, CodeInfo
 from plancheck.diagnostics.model import Diagnostic, Label, Severity, Suggestion
 from plancheck.diagnostics.span import Span
-from plancheck.render.registry import RenderContext
+from plancheck.render.registry import RenderContext, Sources
+from plancheck.render.stream import ReportStream, Tally, Write
+
+if TYPE_CHECKING:
+    from plancheck.diagnostics.positions import LineIndex, Positions
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 SRCROOT = "%SRCROOT%"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 _NOT_A_FILE = {"", "-", "<stdin>", "<input>", "<unknown>"}
-
-
-def render_sarif(context: RenderContext) -> str:
-    return json.dumps(sarif_log(context), indent=2, ensure_ascii=False)
-
-
-def sarif_log(context: RenderContext, root: Path | None = None) -> dict[str, Any]:
-    root = (root or Path.cwd()).resolve()
-    rule_index = {code: index for index, code in enumerate(CODES)}
-    return _log(root, [sarif_result(d, context, rule_index[d.code], root)
-                       for d in context.diagnostics])
 
 
 def sarif_document(root: Path, results: list[dict[str, Any]]) -> str:
@@ -227,3 +221,42 @@ def _fix(suggestion: Suggestion, diagnostic: Diagnostic, context: RenderContext,
         "artifactChanges": [{"artifactLocation": _artifact(diagnostic.file, root),
                              "replacements": replacements}],
     }
+
+
+class SarifStream(ReportStream):
+    """The SARIF log: the results are the last member of its one run, so everything before
+    them is written first and each result as soon as it is known."""
+
+    _INDENT = " " * 8  # a result's depth: log > runs > run > results
+
+    def __init__(self, write: Write, *, quiet: bool = False, colour: bool = False) -> None:
+        super().__init__(write, quiet=quiet, colour=colour)
+        self.root = Path.cwd().resolve()
+        self.rule_index = {code: index for index, code in enumerate(CODES)}
+        self._head, self._tail = sarif_document(self.root, []).rsplit('"results": []', 1)
+        self._items = 0
+
+    def report(self, diagnostics: Sequence[Diagnostic], lines: LineIndex | None,
+               positions: Positions | None) -> None:
+        sources = Sources()  # this plan's alone: what its fixes map onto
+        for diagnostic in diagnostics:
+            if diagnostic.file is not None:
+                sources.add(diagnostic.file, diagnostic.record, lines, positions)
+        context = RenderContext(diagnostics, sources)
+        for diagnostic in diagnostics:
+            result = json.dumps(sarif_result(diagnostic, context, self.rule_index[diagnostic.code],
+                                             self.root), indent=2, ensure_ascii=False)
+            self.write((",\n" if self._items else self._head + '"results": [\n')
+                       + self._INDENT + result.replace("\n", "\n" + self._INDENT))
+            self._items += 1
+
+    def loose(self, diagnostics: Sequence[Diagnostic]) -> None:
+        # Diagnostics without a source get no fixes: an empty source for each.
+        for diagnostic in diagnostics:
+            self.report([diagnostic], None, None)
+
+    def finish(self, tally: Tally) -> None:
+        if self._items:
+            self.line("\n      ]" + self._tail)
+        else:
+            self.line(self._head + '"results": []' + self._tail)

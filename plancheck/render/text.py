@@ -6,14 +6,15 @@ Colour is used only on a terminal, and never when ``NO_COLOR`` is set.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING
 
 from plancheck.diagnostics.model import Diagnostic, Label, Severity
 from plancheck.diagnostics.positions import LineIndex
+from plancheck.render.stream import ReportStream, Tally
 
 if TYPE_CHECKING:
-    from plancheck.render.registry import RenderContext
+    from plancheck.diagnostics.positions import Positions
 
 _COLOURS = {
     Severity.ERROR: "\033[1;31m",
@@ -187,23 +188,35 @@ def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int,
     return f"Found {', '.join(found[:-1])} and {found[-1]} ({checked} checked)."
 
 
-def render_text(context: RenderContext) -> str:
-    """The ``text`` format: each diagnostic with its excerpt, then the summary line."""
-    text = TextRenderer(colour=context.colour, lines_for=context.sources.lines)
-    out: list[str] = []
-    if not context.quiet:
-        for diagnostic in context.diagnostics:
-            if context.sources.has(diagnostic):
-                out.extend((text.render(diagnostic), ""))
-            else:
-                out.append(plain_line(diagnostic))
-    counts = {s: sum(1 for d in context.diagnostics if d.severity is s) for s in Severity}
-    out.append(summary_line(counts[Severity.ERROR], counts[Severity.WARNING],
-                            counts[Severity.INFO], context.plans, context.files))
-    return "\n".join(out)
-
-
 def plain_line(diagnostic: Diagnostic) -> str:
     """A diagnostic that has no source excerpt (a toolset or configuration problem)."""
     where = f"{diagnostic.file}: " if diagnostic.file else ""
     return f"{where}{diagnostic.severity.label}[{diagnostic.code}]: {diagnostic.message}"
+
+
+def tally_line(tally: Tally) -> str:
+    """The summary line of a run's counts."""
+    by_severity = tally.by_severity
+    return summary_line(by_severity[Severity.ERROR], by_severity[Severity.WARNING],
+                        by_severity[Severity.INFO], tally.plans, tally.files)
+
+
+class TextStream(ReportStream):
+    def loose(self, diagnostics: Sequence[Diagnostic]) -> None:
+        if not self.quiet:
+            super().loose(diagnostics)
+
+    def plain(self, diagnostic: Diagnostic) -> str:
+        return plain_line(diagnostic)
+
+    def report(self, diagnostics: Sequence[Diagnostic], lines: LineIndex | None,
+               positions: Positions | None) -> None:
+        if self.quiet or not diagnostics:
+            return
+        text = TextRenderer(colour=self.colour, lines_for=lambda _file: lines)
+        for diagnostic in diagnostics:
+            self.line(text.render(diagnostic))
+            self.line("")
+
+    def finish(self, tally: Tally) -> None:
+        self.line(tally_line(tally))

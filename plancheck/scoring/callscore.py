@@ -72,7 +72,7 @@ class ScoredCalls:
 
     def line(self) -> str:
         """The per-item line: the metrics (``null`` when not scored) and the diagnostics."""
-        from plancheck.scoring.gold import compact_entry
+        from plancheck.scoring.compact import compact_entry
 
         return json.dumps({"id": self.id, "source": self.source, "metrics": self.metrics,
                            "unreadable": self.unreadable,

@@ -33,7 +33,7 @@ from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, form_and_completeness
 from plancheck.ir.nodes import MalformedReference, Reference, Toolset
 from plancheck.ir.references import REFERENCE_RE, read_binding
-from plancheck.scoring.gold import compact_entry, compact_text, diagnostic_text, entry_text
+from plancheck.scoring.compact import compact_entry, compact_text, diagnostic_text, entry_text
 
 __all__ = [
     "TASKBENCH_METRICS",

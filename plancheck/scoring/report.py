@@ -30,7 +30,8 @@ from typing import Any, Final
 
 from plancheck.fileio import is_dir, is_file
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_rate
-from plancheck.scoring.gold import COMPOSITIONS, GoldIndex, fpof_category
+from plancheck.scoring.fpof import fpof_category
+from plancheck.scoring.gold import COMPOSITIONS, GoldIndex
 
 __all__ = [
     "FORMATS",

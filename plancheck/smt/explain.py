@@ -38,18 +38,20 @@ from plancheck.diagnostics.span import Span
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import MalformedReference, Plan, Reference, Step, Toolset
 from plancheck.records import replace
-from plancheck.smt.repair import (
+from plancheck.smt.edits import apply_edits
+from plancheck.smt.limits import (
     DEFAULT_TIMEOUT_MS,
     Deadline,
+    SolverTimeout,
+    timeout_diagnostic,
+    too_large_diagnostic,
+)
+from plancheck.smt.repair import (
     RepairAction,
     RepairResult,
-    SolverTimeout,
-    apply_edits,
     earlier_position,
     producer_positions,
     repair_plan,
-    timeout_diagnostic,
-    too_large_diagnostic,
 )
 
 __all__ = [

@@ -42,7 +42,6 @@ unless nothing fits (the placeholder).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -64,6 +63,15 @@ from plancheck.ir.nodes import (
     ToolSignature,
 )
 from plancheck.ir.references import format_reference
+from plancheck.smt.limits import (
+    DEFAULT_TIMEOUT_MS,
+    MAX_REPAIR_CANDIDATES,
+    Deadline,
+    SolverTimeout,
+    repair_size,
+    timeout_diagnostic,
+    too_large_diagnostic,
+)
 
 W_RENUMBER = 1
 W_TOOL_NAME = 2
@@ -77,8 +85,6 @@ W_KEY = 2
 W_REBIND = 5
 W_BRIDGE = 6
 W_PLACEHOLDER = 12
-
-DEFAULT_TIMEOUT_MS = 2000
 
 JSON = Any
 
@@ -119,10 +125,6 @@ class RepairResult:
         return self.status in ("clean", "repaired")
 
 
-class SolverTimeout(Exception):
-    """Z3 did not answer within the time limit."""
-
-
 # --------------------------------------------------------------------------- shared helpers
 
 
@@ -148,57 +150,6 @@ def earlier_position(by_number: Mapping[int, list[int]], number: int, consumer: 
     """The step a reference from ``consumer`` to ``number`` means (as name resolution does)."""
     before = [p for p in by_number.get(number, []) if p < consumer]
     return before[-1] if before else None
-
-
-class Deadline:
-    def __init__(self, timeout_ms: int) -> None:
-        self.end = time.monotonic() + max(timeout_ms, 0) / 1000
-
-    def remaining_ms(self) -> int:
-        left = int((self.end - time.monotonic()) * 1000)
-        if left <= 0:
-            raise SolverTimeout
-        return left
-
-    def check(self) -> None:
-        """Raise :class:`SolverTimeout` once the time is up. Building constraints in Python is
-        not interrupted by Z3's timeout, so loops that build them call this as they go."""
-        if time.monotonic() >= self.end:
-            raise SolverTimeout
-
-
-# Work a repair may take on before it starts: (step, input, earlier output) triples examined.
-# Past it the answer is a PC405 at once (the plan is too large), not seconds of building
-# constraints that the time limit would cut anyway; memory stays bounded with it.
-MAX_REPAIR_CANDIDATES = 500_000
-
-
-def too_large_diagnostic(plan: Plan, what: str, size: int, limit: int) -> Diagnostic:
-    return make(
-        "PC405",
-        f"the plan is too large for the constraint solver's {what} ({len(plan.steps)} steps, "
-        f"about {size:,} candidate bindings; the limit is {limit:,})",
-        primary=plan.span,
-        label=f"no {what} computed",
-        notes=["every other check still ran; split the plan to have it explained or repaired"],
-        data={"task": what, "size": size, "limit": limit},
-    )
-
-
-def repair_size(plan: Plan) -> int:
-    """The (consumer input, earlier step) pairs a repair weighs: quadratic in the steps."""
-    return sum(max(len(step.args), 1) * step.position for step in plan.steps)
-
-
-def timeout_diagnostic(plan: Plan, what: str, timeout_ms: int) -> Diagnostic:
-    return make(
-        "PC405",
-        f"the constraint solver did not finish the {what} within {timeout_ms} ms",
-        primary=plan.span,
-        label=f"no {what} computed",
-        help=["raise the limit with --timeout-ms"],
-        data={"timeout_ms": timeout_ms, "task": what},
-    )
 
 
 # --------------------------------------------------------------------------- the draft
@@ -750,54 +701,10 @@ def repair_plan(plan: Plan, toolset: Toolset, *, timeout_ms: int = DEFAULT_TIMEO
     return RepairResult(status, repaired, edits, cost, actions)
 
 
-def apply_edits(document: JSON, edits: Sequence[Edit]) -> JSON:
-    """Apply edits whose pointers index ``document`` as it was before any edit.
-
-    Replacements and deletions are applied first, then insertions (highest index first), so
-    that every pointer keeps meaning what it meant in the original.
-    """
-    import copy
-
-    result = copy.deepcopy(document)
-    inserts = [e for e in edits if e.insert]
-    for edit in (e for e in edits if not e.insert):
-        parent, token = _locate(result, edit.pointer)
-        if edit.delete:
-            if isinstance(parent, dict):
-                parent.pop(token, None)
-            elif isinstance(parent, list):
-                del parent[int(token)]
-        elif isinstance(parent, dict):
-            parent[token] = copy.deepcopy(edit.value)
-        elif isinstance(parent, list):
-            parent[int(token)] = copy.deepcopy(edit.value)
-    ordered = sorted(enumerate(inserts), key=lambda t: (-_last_index(t[1].pointer), -t[0]))
-    for _order, edit in ordered:
-        parent, token = _locate(result, edit.pointer)
-        assert isinstance(parent, list)
-        parent.insert(int(token), copy.deepcopy(edit.value))
-    return result
-
-
-def _last_index(pointer: str) -> int:
-    return int(pointer.rsplit("/", 1)[1])
-
-
-def _locate(document: JSON, pointer: str) -> tuple[JSON, str]:
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-    if not tokens:
-        raise ValueError("cannot edit the document root in place")
-    node = document
-    for token in tokens[:-1]:
-        node = node[int(token)] if isinstance(node, list) else node[token]
-    return node, tokens[-1]
-
-
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "RepairAction",
     "RepairResult",
     "SolverTimeout",
-    "apply_edits",
     "repair_plan",
 ]

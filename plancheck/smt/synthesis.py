@@ -30,7 +30,7 @@ import z3
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import Param, Toolset, ToolSignature
 from plancheck.ir.references import format_reference
-from plancheck.smt.repair import Deadline, SolverTimeout
+from plancheck.smt.limits import Deadline, SolverTimeout
 
 DEFAULT_TIMEOUT_MS = 5000
 MAX_MODELS_PER_LAYER = 500
@@ -271,7 +271,7 @@ def synthesize(
 
     ``tools`` restricts the steps to these tools (the goal tool is always allowed). Raises
     :class:`SynthesisError` for an unknown goal or an untyped input, and
-    :class:`~plancheck.smt.repair.SolverTimeout` when the time limit is reached before
+    :class:`~plancheck.smt.limits.SolverTimeout` when the time limit is reached before
     ``limit`` workflows (those found so far have been yielded).
     """
     typed = [i if isinstance(i, TypedInput) else parse_input(i, toolset) for i in inputs]

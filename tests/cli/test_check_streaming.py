@@ -19,7 +19,7 @@ from plancheck.compiler.streaming import DEFAULT_MAX_SIZE, format_size, parse_si
 from plancheck.corpus.builtin import builtin_toolset
 from plancheck.render.registry import FORMATS, RenderContext, Sources, renderer
 from plancheck.render.statistics import render_statistics
-from plancheck.testing.completions import generate_completions
+from tests.support.completions import generate_completions
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -30,11 +30,11 @@ from plancheck.interp.canonical import form_and_completeness
 from plancheck.interp.checks import interpretation_diagnostics
 from plancheck.ir.nodes import Plan, Toolset
 from plancheck.scoring.metrics import PredictionAnalyzer, compact_entry
-from plancheck.testing.completions import MUTATIONS, make_completion
 from plancheck.typecheck.deps import check_dependencies
 from plancheck.typecheck.names import resolve_names
 from plancheck.typecheck.types import check_types
 from tests.strategies import TOOL_NAMES, TOOLSET, json_values, linked_plan, well_typed_plan
+from tests.support.completions import MUTATIONS, make_completion
 
 ROOT = Span("<test>", pointer="")
 _UNKNOWN_TERM = re.compile(r"\?\d+")  # an unknown value's fresh token

@@ -19,7 +19,7 @@ from plancheck.compiler.extraction import lenient_json
 from plancheck.compiler.extraction.mend import EMULATE_JSON_REPAIR
 from plancheck.compiler.extraction.sentinels import NO_ANSWER
 from plancheck.corpus.paths import release_dir
-from plancheck.testing.completions import MUTATION_WEIGHTS, load_gold_tasks, make_completion
+from tests.support.completions import MUTATION_WEIGHTS, load_gold_tasks, make_completion
 
 pytestmark = pytest.mark.skipif(not EMULATE_JSON_REPAIR, reason="emulates json-repair 0.64.6")
 

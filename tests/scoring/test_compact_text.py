@@ -19,7 +19,7 @@ from plancheck.diagnostics.model import Severity, make
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import dumps_plain
 from plancheck.ir.nodes import Toolset
-from plancheck.scoring.gold import _show
+from plancheck.scoring.fpof import _show
 from plancheck.scoring.metrics import (
     PredictionAnalyzer,
     _arguments_key,

@@ -18,7 +18,8 @@ import pytest
 from plancheck.cli import main
 from plancheck.diagnostics.codes import CODES, FPOF_CATEGORY
 from plancheck.diagnostics.severity import Severity
-from plancheck.scoring.gold import GoldIndex, fpof_diagnostics, fpof_text
+from plancheck.scoring.fpof import fpof_diagnostics, fpof_text
+from plancheck.scoring.gold import GoldIndex
 from plancheck.scoring.metrics import compact_entry, diagnostic_text
 from plancheck.scoring.reference import score_completion
 

@@ -44,7 +44,7 @@ from plancheck.scoring.reference import (
     score_completion,
     score_plan,
 )
-from plancheck.testing.completions import (
+from tests.support.completions import (
     EDGE_KINDS,
     MUTATIONS,
     STYLES,
@@ -340,7 +340,7 @@ def test_prefixed_plan_emulation_matches_json_repair(
 
 
 def _lenient_render(value: Any, rng: random.Random) -> str:
-    from plancheck.testing.completions import _bare_keys, _python_constants, _python_literal
+    from tests.support.completions import _bare_keys, _python_constants, _python_literal
 
     text = rng.choice(
         [_python_literal, _bare_keys, _python_constants, lambda v: json.dumps(v, indent=2)]

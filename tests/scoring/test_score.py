@@ -35,8 +35,8 @@ from plancheck.scoring.batch import (
 from plancheck.scoring.gold import GoldIndex
 from plancheck.scoring.metrics import PredictionAnalyzer
 from plancheck.scoring.reference import prepare_gold, score_plan
-from plancheck.testing.completions import generate_completions
 from tests.strategies import TOOLSET, well_typed_plan
+from tests.support.completions import generate_completions
 
 SPEC_FIELDS = [
     "id",

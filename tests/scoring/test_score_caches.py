@@ -35,7 +35,7 @@ from plancheck.scoring.batch import (
 )
 from plancheck.scoring.bootstrap import estimate_mean, estimate_rate
 from plancheck.scoring.gold import GoldIndex
-from plancheck.testing.completions import STYLES, generate_completions, make_completion
+from tests.support.completions import STYLES, generate_completions, make_completion
 
 TASKBENCH = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 

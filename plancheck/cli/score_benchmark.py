@@ -1,0 +1,225 @@
+"""``plancheck score`` against DisasterBench gold plans (a benchmark JSONL, or one gold plan):
+the reference's metrics, FPoF, execution equivalence, static validity and F1s, streaming, with
+per-item output and a summary of each prediction file and of all of them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+
+_SHOWN_PROBLEMS = 5
+
+
+def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
+    """Score ``args.predictions`` against the gold plans of ``args.gold`` (its text read)."""
+    from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
+    from plancheck.compiler.frontends import scored_lines
+    from plancheck.fileio import is_dir
+    from plancheck.scoring.batch import (
+        InputError,
+        ScoreOptions,
+        Summary,
+        read_records,
+        score_records,
+    )
+    from plancheck.scoring.gold import GoldError, GoldIndex
+
+    try:
+        gold = GoldIndex.parse(gold_text, args.gold)
+    except GoldError as error:
+        print_plain(error.diagnostics)
+        return EXIT_ERROR
+    toolset, toolset_problems = load_toolset_or_exit(args.tools)
+    if toolset is None:
+        print_plain(toolset_problems)
+        return EXIT_ERROR
+    # A directory stands for the planner runner's output in it.
+    inside = {path: str(Path(path) / "predictions.jsonl") for path in args.predictions
+              if path != "-" and is_dir(path)}
+    folders = {file: folder for folder, file in inside.items()}
+    args.predictions = [inside.get(path, path) for path in args.predictions]
+    unreadable = {path: why for path in args.predictions
+                  if path != "-" and (why := _unreadable(path)) is not None}
+    if unreadable:
+        for path, why in unreadable.items():
+            if path in folders:
+                why = (f"a directory stands for the predictions.jsonl that `plancheck plan "
+                       f"--out {folders[path]}` writes there, and it has none")
+            print(f"plancheck: error[PC001]: cannot read {path}: {why}", file=sys.stderr)
+        return EXIT_ERROR
+    options = ScoreOptions(
+        strict=args.strict or args.scoring == "strict",
+        raw=args.raw,
+        static=not args.parity_only,
+        extended=not (args.parity_only or args.no_extended),
+        equivalence=not args.parity_only,
+        lines=args.per_item is not None,  # no per-item file: no line is rendered
+    )
+    summaries = {path: Summary(name=path) for path in args.predictions}
+    total = Summary(name="all")
+    # With one file (every item is its), the total counts what the file's summary counts:
+    # added up once, and copied when done.
+    single = summaries[args.predictions[0]] if len(summaries) == 1 else None
+    problems: list[str] = []
+    writer = per_item_writer(args.per_item) if args.per_item else None
+    if writer is False:
+        return EXIT_ERROR
+
+    runner_errors: dict[str, int] = {}
+    repeated: dict[str, int] = {}
+    scores: list[str] = []  # prediction files that hold scores (per-item lines), not predictions
+
+    def records() -> Any:
+        for path in args.predictions:
+            ids: set[str] = set()
+            for number, record in enumerate(read_records(path)):
+                if number == 0 and record.text is not None and scored_lines(record.text):
+                    scores.append(path)
+                    break
+                if record.text is not None:
+                    if _runner_error(record.text):
+                        runner_errors[path] = runner_errors.get(path, 0) + 1
+                    ident = _runner_id(record.text)
+                    if ident is not None:
+                        if ident in ids:
+                            repeated[path] = repeated.get(path, 0) + 1
+                        ids.add(ident)
+                yield record
+
+    try:
+        for item in score_records(
+            records(), gold, toolset, options, jobs=args.jobs, gold_text=gold_text
+        ):
+            if item.line is not None and writer is not None:
+                writer.write(item.line)
+            if single is not None:
+                single.add(item)
+            else:
+                summary = summaries.get(item.source) or summaries.get(
+                    "-" if item.source == "<stdin>" else item.source
+                )
+                if summary is not None:
+                    summary.add(item)
+                total.add(item)
+            if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
+                problems.append(f"{item.source}: {item.problem}")
+    except InputError as error:
+        if writer:
+            writer.discard()  # the previous per-item file, if any, stays as it was
+        print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        if writer:
+            writer.close()  # Ctrl-C keeps the complete lines scored so far, put in place whole
+        raise
+    except BaseException:
+        if writer:
+            writer.discard()
+        raise
+    if writer:
+        try:
+            writer.close()
+        except OSError as error:
+            print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return EXIT_ERROR
+    for path in scores:
+        print(f"plancheck: warning[PC117]: {path} holds the per-item lines `plancheck score` "
+              "writes (scores, not predictions); nothing in it was scored", file=sys.stderr)
+    for path, summary in summaries.items():
+        if not summary.n and not summary.unmatched and path not in scores:  # never silent
+            print(f"plancheck: warning[PC117]: {path} holds no records (no line that is not "
+                  "blank); nothing was scored", file=sys.stderr)
+    if single is not None:
+        total = single.copy(name="all")
+    documents = [
+        s.to_dict(gold, resamples=args.bootstrap, seed=args.seed) for s in summaries.values()
+    ]
+    # The total is shown in JSON, and in text beside two files or more (with one file its
+    # counts are the file's, so its intervals come from the bootstrap's memory).
+    overall = (
+        total.to_dict(gold, resamples=args.bootstrap, seed=args.seed)
+        if args.format == "json" or len(documents) > 1
+        else None
+    )
+    if args.format == "json":
+        import json
+
+        print(
+            json.dumps(
+                {"schema_version": 1, "gold": args.gold, "files": documents, "total": overall},
+                indent=2,
+            )
+        )
+    else:
+        from plancheck.scoring.report import render_score_summary
+
+        for document in documents:
+            print(render_score_summary(document, ci=args.bootstrap > 0))
+        if overall is not None and len(documents) > 1:
+            print(render_score_summary(overall, ci=args.bootstrap > 0))
+    for path, count in repeated.items():
+        print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "
+              "record (two runs into one directory?); each was scored, so those tasks weigh "
+              "more than once", file=sys.stderr)
+    for path, count in runner_errors.items():
+        print(f"plancheck: warning: {path}: {count} record(s) hold no model output because "
+              "the run failed (a transport or runner error, in their `error` field); they were "
+              "scored as the model's empty output. Rerun them with `plancheck plan "
+              "--retry-errors`", file=sys.stderr)
+    if args.raw and total.malformed and total.malformed == total.n:
+        print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
+              "is for the official *_detailed_predictions.json files", file=sys.stderr)
+    return _exit_code(total, problems)
+
+
+def _runner_id(line: str) -> str | None:
+    """The id of a record as ``plancheck plan`` writes it (``{"id":"...",`` first), in O(1)."""
+    if not line.startswith('{"id":"'):
+        return None
+    end = line.find('"', 7)
+    return line[7:end] if end > 7 else None
+
+
+def _runner_error(line: str) -> bool:
+    """Whether a JSONL record is ``plancheck plan``'s record of a failed call (``error`` set,
+    no completion). Most records say ``"error":null``; only the others are parsed."""
+    if '"error"' not in line or '"error":null' in line or '"error": null' in line:
+        return False
+    import json
+
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(record, dict) and bool(record.get("error")) and not record.get("completion")
+
+
+def _unreadable(path: str) -> str | None:
+    """Why ``path`` cannot be opened for reading (the system's words), or None."""
+    try:
+        with open(path, "rb"):
+            return None
+    except OSError as error:
+        return error.strerror or str(error)
+
+
+def _exit_code(total: Any, problems: list[str]) -> int:
+    if total.unmatched:
+        for problem in problems:
+            print(f"plancheck: error[PC004]: {problem}", file=sys.stderr)
+        print(
+            f"plancheck: {total.unmatched} prediction(s) had no gold plan and were not scored",
+            file=sys.stderr,
+        )
+    if total.malformed:
+        print(
+            f"plancheck: {total.malformed} record(s) could not be read and were scored as "
+            "format_error",
+            file=sys.stderr,
+        )
+    return EXIT_FINDINGS if total.unmatched or total.malformed else EXIT_OK
