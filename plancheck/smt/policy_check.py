@@ -60,8 +60,8 @@ from plancheck.policy.semantics import (
     lookup,
     path_overlaps,
 )
+from plancheck.smt.limits import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
 from plancheck.smt.policy_terms import numeric_holds, string_holds
-from plancheck.smt.repair import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
 
 __all__ = ["DEFAULT_TIMEOUT_MS", "Explained", "PolicyOutcome", "check_policies",
            "policy_diagnostics", "policy_phase"]

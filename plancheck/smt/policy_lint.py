@@ -33,7 +33,7 @@ from plancheck.dsl.policy_ast import (
 )
 from plancheck.policy.loader import PolicySet
 from plancheck.policy.semantics import is_number
-from plancheck.smt.repair import DEFAULT_TIMEOUT_MS
+from plancheck.smt.limits import DEFAULT_TIMEOUT_MS
 
 
 def contradictions(policies: PolicySet, *, timeout_ms: int = DEFAULT_TIMEOUT_MS

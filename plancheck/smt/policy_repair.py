@@ -42,8 +42,8 @@ from plancheck.policy.semantics import (
     lookup,
     path_overlaps,
 )
+from plancheck.smt.limits import DEFAULT_TIMEOUT_MS
 from plancheck.smt.policy_terms import numeric_holds, string_holds
-from plancheck.smt.repair import DEFAULT_TIMEOUT_MS
 
 DELETE_WEIGHT = 2
 
