@@ -77,6 +77,14 @@ def check(
         source = parse_source(plan, name, strict=strict, kind=kind)
         return _single(list(check_source(source, tools, options, phases,
                                          choose_dora=choose_dora)), name)
+    if not isinstance(plan, Plan):
+        problem = _not_json_data(plan)
+        if problem is not None:  # what JSON cannot hold, lowering need not expect
+            from plancheck.diagnostics.model import make
+
+            return Report(name, None, None, [make(
+                "PC100", f"the plan is not JSON data: {problem}",
+                primary=Span(name, pointer="")).with_context(file=name, record=None)])
     return check_in_memory(plan, tools, options, name=name, extra_phases=phases)
 
 
@@ -89,6 +97,24 @@ def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPh
     from plancheck.smt.policy_check import policy_phase
 
     return [policy_phase(load_policies(policies, toolset), complete=not prefix)]
+
+
+def _not_json_data(value: Any) -> str | None:
+    """Where a Python value holds an object key JSON could not (``{1: ...}``), or None."""
+    from plancheck.diagnostics.span import escape_pointer
+
+    pending: list[tuple[Any, str]] = [(value, "")]
+    while pending:
+        item, pointer = pending.pop()
+        if isinstance(item, dict):
+            for key, member in item.items():
+                if not isinstance(key, str):
+                    return (f"the key {key!r} at `{pointer or '/'}` is not a string "
+                            f"({type(key).__name__})")
+                pending.append((member, f"{pointer}/{escape_pointer(key)}"))
+        elif isinstance(item, (list, tuple)):
+            pending.extend((member, f"{pointer}/{i}") for i, member in enumerate(item))
+    return None
 
 
 def _single(reports: list[Report], name: str) -> Report:

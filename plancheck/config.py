@@ -85,9 +85,16 @@ def find_config(start: Path | None = None) -> Path | None:
 
 def _has_plancheck_table(path: Path) -> bool:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = path.read_bytes()
+    except OSError:
         return False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        # Not UTF-8 (one stray byte, or UTF-16): whether the table is there cannot be read,
+        # but a file that names plancheck is taken as ours, and load_config says why it
+        # cannot be read (PC001), as for a plancheck.toml, rather than pass it over unsaid.
+        return any(word in data for word in _PLANCHECK_SPELLINGS)
     # Cheap pre-check, because importing and running a TOML parser costs start-up time: the
     # table can only be there if the file says `tool.plancheck` (a header or a dotted key) or
     # has a bare `[tool]` table.
@@ -103,6 +110,22 @@ def _has_plancheck_table(path: Path) -> bool:
         return bool(re.search(r"^\s*\[\s*tool\s*\.\s*plancheck\b", text, re.MULTILINE))
     tool = document.get("tool")
     return isinstance(tool, dict) and "plancheck" in tool
+
+
+_PLANCHECK_SPELLINGS = tuple("plancheck".encode(codec)
+                             for codec in ("utf-8", "utf-16-le", "utf-16-be"))
+
+
+def _not_utf8(path: Path, error: UnicodeDecodeError) -> str:
+    """Why a configuration file cannot be read as TOML text, in words."""
+    try:
+        head = path.read_bytes()[:2]
+    except OSError:
+        head = b""
+    if head in (b"\xff\xfe", b"\xfe\xff"):
+        return "it is UTF-16 text; TOML files are UTF-8"
+    return (f"it is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
+            f"{error.start}); TOML files are UTF-8")
 
 
 def discover(explicit: str | None = None, start: Path | None = None) -> Config:
@@ -128,7 +151,8 @@ def load_config(path: Path, *, explicit: bool = False) -> Config:
                                 data={"path": file}).with_context(file=file, record=None)]
                           ) from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError([make("PC001", f"cannot read configuration {file}: {error}",
+        why = _not_utf8(path, error) if isinstance(error, UnicodeDecodeError) else error
+        raise ConfigError([make("PC001", f"cannot read configuration {file}: {why}",
                                 data={"path": file}).with_context(file=file, record=None)]
                           ) from None
     try:

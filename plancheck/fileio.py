@@ -76,10 +76,22 @@ def _problem(path: str, message: str) -> Diagnostic:
     return make("PC001", message, data={"path": path}).with_context(file=path, record=None)
 
 
+def _dangling(path: str) -> Diagnostic:
+    """A warning (PC117), not an error: the walk found nothing there to check."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return make("PC117", f"{path} is a dangling symbolic link (to {target}, which does not "
+                         "exist); nothing was checked",
+                data={"path": path}).with_context(file=path, record=None)
+
+
 def walk_files(root: str, suffixes: Iterable[str]) -> Walk:
     """The files below ``root`` whose name ends with one of ``suffixes`` (case-insensitive),
     skipping hidden entries, in sorted order. A directory that cannot be listed and a symbolic
-    link that leads back into the walk (a loop) become ``PC001`` diagnostics, never silence."""
+    link that leads back into the walk (a loop) become ``PC001`` diagnostics, a dangling link
+    with a wanted name a ``PC117`` warning: never silence."""
     wanted = tuple(s.lower() for s in suffixes)
     walk = Walk()
     # Directories are identified by (device, inode) so that a link loop is seen at once.
@@ -106,7 +118,10 @@ def walk_files(root: str, suffixes: Iterable[str]) -> Walk:
                 elif not entry.is_symlink() or error.errno != errno.ENOENT:
                     walk.problems.append(_problem(entry.path, f"cannot read {entry.path}: "
                                                               f"{reason(error)}"))
-                continue  # a dangling link names nothing to check
+                elif entry.name.lower().endswith(wanted):
+                    # A dangling link names nothing to check, but a plan may have been meant.
+                    walk.problems.append(_dangling(entry.path))
+                continue
             if stat.S_ISDIR(info.st_mode):
                 key = (info.st_dev, info.st_ino)
                 if key in seen:

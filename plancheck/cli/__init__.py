@@ -61,6 +61,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse ignores a failed write: `--help > /dev/full` would exit 0 with no help.
+        if message:
+            (file or sys.stderr).write(message)
+            (file or sys.stderr).flush()
+
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
@@ -149,7 +155,7 @@ def build_parser(command: str | None = None, module: Any | None = None
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    _tolerate_lone_surrogates()
+    _prepare_standard_streams()
     try:
         if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
             "-h", "--help", "--version"
@@ -186,7 +192,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.close()
         return EXIT_ERROR
     except SystemExit as exit_:
-        return int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+        code = int(exit_.code) if isinstance(exit_.code, int) else EXIT_ERROR
+        try:  # --help and --version print and exit: their output must reach its reader too
+            sys.stdout.flush()
+        except OSError as error:
+            print(f"plancheck: error[PC001]: cannot write the output: {error.strerror or error}",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        return code
     except OSError as error:  # the environment failed (a full disk, a permission): not a bug
         where = f"{error.filename}: " if error.filename else ""
         print(f"plancheck: error[PC001]: {where}{error.strerror or error}", file=sys.stderr)
@@ -198,14 +211,92 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def _tolerate_lone_surrogates() -> None:
-    """A JSON input may hold ``"\udc80"``, a lone surrogate no UTF-8 stream can print: write it
-    as the escape it came from (in JSON output, the same JSON escape) instead of failing."""
+# ----------------------------------------------------------------------- standard streams
+# A stream the shell closed (`plancheck - <&-`, `>&-`) is None in Python; it is replaced by a
+# stand-in whose every read or write raises OSError (EBADF), which the commands report as PC001
+# (exit 2). Text a stream's encoding cannot hold (an ASCII locale, a lone surrogate read from a
+# JSON escape) is written as a JSON-style \uXXXX escape: JSON output stays valid, text reads
+# the same. (Here rather than in a module of its own: every run pays for each import.)
+
+_ESCAPE_ERRORS = "plancheck.json-escape"
+
+
+def _json_escape(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    escaped = []
+    for char in error.object[error.start:error.end]:
+        code = ord(char)
+        if code > 0xFFFF:  # outside the BMP: a surrogate pair, as JSON spells it
+            code -= 0x10000
+            escaped.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            escaped.append(f"\\u{code:04x}")
+    return "".join(escaped), error.end
+
+
+class ClosedStream:
+    """Stands in for a standard stream the process was started without."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    closed = False
+
+    def __init__(self, what: str) -> None:
+        self.name = f"<{what}>"
+        self._what = what
+        self.buffer = self
+
+    def _refuse(self, *_args: object, **_kwargs: object) -> None:
+        import errno
+
+        raise OSError(errno.EBADF, f"standard {self._what} is closed")
+
+    read = readline = readlines = read1 = readinto = write = writelines = fileno = _refuse
+
+    def __iter__(self) -> ClosedStream:
+        self._refuse()
+        return self
+
+    def flush(self) -> None:
+        """Nothing was written, so nothing is lost."""
+
+    def isatty(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+
+class _Sink(ClosedStream):
+    """Stands in for a closed standard error: there is nowhere left to say anything, and the
+    exit code still tells."""
+
+    def write(self, text: str) -> int:  # type: ignore[override]
+        return len(text)
+
+    def writelines(self, lines: object) -> None:  # type: ignore[override]
+        """Nothing to write them to."""
+
+
+def _prepare_standard_streams() -> None:
+    import codecs
+
+    codecs.register_error(_ESCAPE_ERRORS, _json_escape)
+    if sys.stdin is None:
+        sys.stdin = ClosedStream("input")
+    if sys.stdout is None:
+        sys.stdout = ClosedStream("output")
+    if sys.stderr is None:
+        sys.stderr = _Sink("error")
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if callable(reconfigure):
             with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors="backslashreplace")
+                reconfigure(errors=_ESCAPE_ERRORS)
 
 
 def _refuse_misspelt_command(word: str) -> None:

@@ -16,6 +16,7 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from plancheck.cli.common import (
     load_policies_or_exit,
     load_toolset_or_exit,
+    once_each,
     parse_codes,
     policy_option,
     print_plain,
@@ -200,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
         with forced(call_format, syntax):
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
             choose_dora = args.tools is None and config.tools is None
-            for report in check_paths(args.files, toolset, options, phases, max_size=max_size,
+            files = once_each(args.files, "checked once")
+            for report in check_paths(files, toolset, options, phases, max_size=max_size,
                                       choose_dora=choose_dora):
                 if gold is not None:
                     from plancheck.scoring.check_gold import add_gold_diagnostics

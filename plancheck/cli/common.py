@@ -101,6 +101,24 @@ def per_item_writer(path: str) -> Any:
     return False
 
 
+def once_each(paths: list[str], done: str) -> list[str]:
+    """The files named, each once: the same file named twice (``a.json ./a.json``) would be
+    read twice and count double; each repeat is said on stderr (``done``: "checked once")."""
+    import os
+
+    seen: dict[str, str] = {}
+    kept = []
+    for path in paths:
+        key = path if path == "-" else os.path.realpath(path)
+        if key in seen:
+            print(f"plancheck: warning: {path} is the same file as {seen[key]}; {done}",
+                  file=sys.stderr)
+            continue
+        seen[key] = path
+        kept.append(path)
+    return kept
+
+
 def policy_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", metavar="FILE", default=None,
                         help="check every plan against the policies of FILE (a .wf file with "

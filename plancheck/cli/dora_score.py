@@ -69,7 +69,26 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
     if run.unmatched:
         print(f"plancheck: {len(run.unmatched)} record(s) answer no gold task and were not "
               "scored", file=sys.stderr)
+    _warn_repeated(run.records)
     return EXIT_FINDINGS if run.malformed or run.unmatched else EXIT_OK
+
+
+def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
+    """Several records for one task collapse into one (the last, as DORA merges them): say
+    so, rather than score fewer answers than the run holds in silence."""
+    from collections import Counter
+
+    from plancheck.dora.predictions import record_task
+
+    for dimension, found in records.items():
+        counts = Counter(record_task(record) for record in found)
+        repeated = {task: n for task, n in counts.items() if n > 1}
+        for (sample, index), n in list(repeated.items())[:5]:
+            print(f"plancheck: warning: {n} records of {dimension} answer task {index} of "
+                  f"sample {sample}; the last one is scored", file=sys.stderr)
+        if len(repeated) > 5:
+            print(f"plancheck: warning: and {len(repeated) - 5} more tasks of {dimension} "
+                  "answered more than once", file=sys.stderr)
 
 
 def dora_results(path: str) -> list[Path] | None:

@@ -164,9 +164,12 @@ def _explain(report: Report, result: RepairResult) -> None:
         print(f"fixed: {action.message}", file=sys.stderr)
     changes = len(result.actions)
     if changes:
-        print(f"plancheck fix: {changes} change{'s' if changes != 1 else ''} "
-              f"({len(result.edits)} edits, weight {result.cost}); the repaired plan checks "
-              "clean" + (" once its placeholders are filled in" if result.placeholders else ""),
+        from plancheck.render.text import counted
+
+        print(f"plancheck fix: {counted(changes, 'change')} "
+              f"({counted(len(result.edits), 'edit')}, weight {result.cost}); the repaired "
+              "plan checks clean"
+              + (" once its placeholders are filled in" if result.placeholders else ""),
               file=sys.stderr)
     else:
         print("plancheck fix: nothing to repair", file=sys.stderr)

@@ -15,6 +15,7 @@ from typing import Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from plancheck.cli.common import toolset_option
+from plancheck.planners.base import DEFAULT_MAX_REQUESTS
 
 # Method choices, spelled out here so that --help stays cheap (registry.METHODS is the truth;
 # tests/planners/test_planners.py checks that they agree).
@@ -55,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--timeout", type=float, default=60.0, help="seconds per request (60)")
     model.add_argument("--max-retries", type=int, default=5,
                        help="retries on timeouts, 429 and 5xx (5)")
+    model.add_argument("--max-requests", type=int, default=DEFAULT_MAX_REQUESTS, metavar="N",
+                       help="HTTP requests one task may send, retries included; a task that "
+                       f"needs more ends with an error ({DEFAULT_MAX_REQUESTS:,})")
     model.add_argument("--cache", metavar="FILE", default=None,
                        help="sqlite response cache (default: OUT/cache.sqlite)")
     model.add_argument("--no-cache", action="store_true", help="do not cache responses")
@@ -130,6 +134,7 @@ def _parameters(args: argparse.Namespace) -> dict[str, Any]:
 
 def _validate(args: argparse.Namespace) -> None:
     positive = {"--concurrency": args.concurrency, "--max-tokens": args.max_tokens,
+                "--max-requests": args.max_requests,
                 "--samples": args.samples, "--tot-steps": args.tot_steps,
                 "--tot-generate": args.tot_generate, "--tot-votes": args.tot_votes,
                 "--tot-select": args.tot_select, "--rap-rollouts": args.rap_rollouts,
@@ -265,7 +270,7 @@ def _spec(args: argparse.Namespace, toolset: Any, out: Any, gold: dict[str, Any]
     spec.options = LLMOptions(temperature=args.temperature, max_tokens=args.max_tokens,
                               few_shot=not args.no_few_shot, postprocess=args.postprocess,
                               check=args.check, max_repairs=args.max_repairs,
-                              schema=args.schema)
+                              schema=args.schema, max_requests=args.max_requests)
     return spec
 
 
@@ -308,6 +313,7 @@ def _config(args: argparse.Namespace, spec: Any, tasks_path: Any) -> dict[str, A
             "temperature": paper if args.temperature is None else args.temperature,
             "paper_temperature": paper,
             "max_tokens": args.max_tokens,
+            "max_requests": args.max_requests,
             "top_p": spec.client.top_p,
             "few_shot": not args.no_few_shot,
             "postprocess": args.postprocess,

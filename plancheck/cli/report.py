@@ -6,7 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from plancheck import TYPE_CHECKING
 from plancheck.cli import EXIT_ERROR, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from plancheck.scoring.report import Results
 
 _TABLE_CHOICES = ("em", "fpof", "tool_vs_em", "gap_by_method", "depth", "composition", "all")
 
@@ -115,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             "not JSON objects",
             file=sys.stderr,
         )
+    _warn_unusable(results)
     tables = build_tables(
         results, names=names, depth_cap=args.depth_cap, resamples=args.bootstrap, seed=args.seed
     )
@@ -129,6 +134,22 @@ def run(args: argparse.Namespace) -> int:
             print(f"plancheck: error: {error}", file=sys.stderr)
             return EXIT_ERROR
     return EXIT_OK
+
+
+def _warn_unusable(results: Results) -> None:
+    """Lines the tables leave out or read only in part, said rather than counted as misses."""
+    for problem in results.unusable[:5]:
+        print(f"plancheck: warning: {problem}; line left out", file=sys.stderr)
+    if len(results.unusable) > 5:
+        print(f"plancheck: warning: and {len(results.unusable) - 5} more line(s) left out",
+              file=sys.stderr)
+    if results.unknown_fpof:
+        kinds = ", ".join(f"`{k}` ({n})" for k, n in results.unknown_fpof.most_common(5))
+        print(f"plancheck: warning: FPoF types plancheck does not know, counted as Structural "
+              f"Error: {kinds}", file=sys.stderr)
+    if results.unknown_tasks:
+        print(f"plancheck: warning: {results.unknown_tasks} item(s) name no task of the gold "
+              "file: left out of the depth and composition tables", file=sys.stderr)
 
 
 def _default_gold() -> str | None:

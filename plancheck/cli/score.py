@@ -7,7 +7,6 @@ equivalence and static checks), or everything (plus TaskBench F1s and DORA traje
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -108,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--bootstrap must be 0 or more")
     if args.strict and args.scoring == "reference":
         raise UsageError("--strict and --scoring reference contradict each other")
-    args.predictions = _once_each(args.predictions)
+    from plancheck.cli.common import once_each
+
+    args.predictions = once_each(args.predictions, "scored once")
     from plancheck.cli.common import print_plain
     from plancheck.compiler.frontends import read_text
 
@@ -187,21 +188,3 @@ SCORERS: tuple[Scorer, ...] = (
     Scorer("tool calls", _score_calls, reads_text=_call_gold),
     Scorer("DisasterBench", _score_benchmark, reads_text=_any_gold_file),
 )
-
-
-def _once_each(paths: list[str]) -> list[str]:
-    """The prediction files, each once: the same file named twice (``a.jsonl ./a.jsonl``)
-    would be scored twice and weigh double in the total."""
-    import os
-
-    seen: dict[str, str] = {}
-    kept = []
-    for path in paths:
-        key = path if path == "-" else os.path.realpath(path)
-        if key in seen:
-            print(f"plancheck: warning: {path} is the same file as {seen[key]}; scored once",
-                  file=sys.stderr)
-            continue
-        seen[key] = path
-        kept.append(path)
-    return kept

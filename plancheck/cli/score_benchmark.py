@@ -90,12 +90,16 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
                         ids.add(ident)
                 yield record
 
+    tasks_scored: dict[str, dict[str, int]] = {}  # file -> task -> predictions scored
     try:
         for item in score_records(
             records(), gold, toolset, options, jobs=args.jobs, gold_text=gold_text
         ):
             if item.line is not None and writer is not None:
                 writer.write(item.line)
+            if item.scored and item.task_key is not None:
+                per_task = tasks_scored.setdefault(item.source, {})
+                per_task[item.task_key] = per_task.get(item.task_key, 0) + 1
             if single is not None:
                 single.add(item)
             else:
@@ -166,6 +170,7 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
         print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "
               "record (two runs into one directory?); each was scored, so those tasks weigh "
               "more than once", file=sys.stderr)
+    _warn_tasks_scored_twice(tasks_scored, repeated)
     for path, count in runner_errors.items():
         print(f"plancheck: warning: {path}: {count} record(s) hold no model output because "
               "the run failed (a transport or runner error, in their `error` field); they were "
@@ -175,6 +180,22 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
         print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
               "is for the official *_detailed_predictions.json files", file=sys.stderr)
     return _exit_code(total, problems)
+
+
+def _warn_tasks_scored_twice(tasks_scored: dict[str, dict[str, int]],
+                             repeated: dict[str, int]) -> None:
+    """Predictions that share a task (a repeated id, or two ids naming one task) are each
+    scored, so the task weighs more than once: say so (once per file)."""
+    for source, counts in tasks_scored.items():
+        path = "-" if source == "<stdin>" else source
+        twice = {task: n for task, n in counts.items() if n > 1}
+        if not twice or path in repeated:  # (a repeated id of a run: said above)
+            continue
+        listed = ", ".join(f"{task} ({n} times)" for task, n in list(twice.items())[:5])
+        more = f" and {len(twice) - 5} more" if len(twice) > 5 else ""
+        print(f"plancheck: warning: {path}: {len(twice)} task(s) have more than one "
+              f"prediction, each scored, so they weigh more than once: {listed}{more}",
+              file=sys.stderr)
 
 
 def _runner_id(line: str) -> str | None:

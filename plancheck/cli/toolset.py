@@ -111,8 +111,10 @@ def _show(toolset: Any, output_format: str) -> int:
         ]
         print(json.dumps(value, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"toolset {toolset.name}: {len(toolset.tools)} tools, {len(toolset.types)} types, "
-          f"{len(toolset.flows)} flows")
+    from plancheck.render.text import counted
+
+    print(f"toolset {toolset.name}: {counted(len(toolset.tools), 'tool')}, "
+          f"{counted(len(toolset.types), 'type')}, {counted(len(toolset.flows), 'flow')}")
     if toolset.description:
         print(f"  {toolset.description}")
     if toolset.types:

@@ -43,11 +43,13 @@ import keyword
 import math
 import re
 import textwrap
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from plancheck.compiler.type_acceptance import TypeAcceptance
 from plancheck.diagnostics.model import Severity
-from plancheck.ir.lattice import Compat, TypeLattice
+from plancheck.ir.lattice import TypeLattice
 from plancheck.ir.nodes import (
     JSONValue,
     Literal,
@@ -155,13 +157,14 @@ def _take_all(allocator: _Allocator, texts: Iterable[str], suffix: str = "") -> 
     return {t: names[t] for t in ordered}
 
 
-def _allocate(toolset: Toolset, lattice: TypeLattice) -> _Names:
+def _allocate(toolset: Toolset, acceptance: TypeAcceptance) -> _Names:
+    lattice = acceptance.lattice
     allocator = _Allocator(module_level=True)
     names = _Names()
     names.types = _take_all(allocator, toolset.types)
     for type_name in sorted({p.type for t in toolset.tools.values() for p in t.outputs
                              if p.polymorphic and p.type in lattice.decls}):
-        if len(_most_specific(lattice, lattice.descendants[type_name])) > 1:
+        if len(acceptance.most_specific(lattice.descendants[type_name])) > 1:
             names.polymorphic[type_name] = allocator.take("Any" + type_name)
     functions = _take_all(allocator, toolset.tools)
     records = _take_all(allocator, toolset.tools, "_Outputs")
@@ -178,24 +181,10 @@ def _allocate(toolset: Toolset, lattice: TypeLattice) -> _Names:
 # --------------------------------------------------------------------------- the lattice
 
 
-def _most_specific(lattice: TypeLattice, types: Iterable[str]) -> list[str]:
-    found = set(types)
-    return [t for t in lattice.decls
-            if t in found and not any(o != t and lattice.is_subtype(o, t) for o in found)]
-
-
-def _most_general(lattice: TypeLattice, types: Iterable[str]) -> list[str]:
-    found = set(types)
-    return [t for t in lattice.decls
-            if t in found and not any(o != t and lattice.is_subtype(t, o) for o in found)]
-
-
 def accepted_types(lattice: TypeLattice, expected: str) -> list[str]:
     """The types an input of type ``expected`` is annotated with: itself, then the most general
     types plancheck accepts through an implicit conversion (in declaration order)."""
-    convertible = [t for t in lattice.decls
-                   if lattice.compat(Param("", t), expected) is Compat.CONVERTIBLE]
-    return [expected, *_most_general(lattice, convertible)]
+    return TypeAcceptance(lattice).accepted(expected)
 
 
 def _parents(lattice: TypeLattice, type_name: str) -> list[str]:
@@ -211,29 +200,36 @@ def _linearize(name: str, bases: Mapping[str, Sequence[str]],
     """Python's C3 method resolution order; raises CompileError where Python would fail."""
     if name in memo:
         return memo[name]
-    sequences = [list(_linearize(base, bases, memo)) for base in bases[name]]
-    sequences.append(list(bases[name]))
+    sequences = [s for s in (*(_linearize(base, bases, memo) for base in bases[name]),
+                             list(bases[name])) if s]
+    starts = [0] * len(sequences)
+    # How often each type sits in a sequence's tail: a head is free when it is in none, so a
+    # step costs a pass over the sequences rather than over everything they hold.
+    in_tails = Counter(t for s in sequences for t in s[1:])
     order = [name]
-    while any(sequences):
-        sequences = [s for s in sequences if s]
-        head = next((s[0] for s in sequences
-                     if not any(s[0] in other[1:] for other in sequences)), None)
+    while True:
+        heads = [s[start] for s, start in zip(sequences, starts, strict=True) if start < len(s)]
+        if not heads:
+            break
+        head = next((h for h in heads if not in_tails[h]), None)
         if head is None:
             raise CompileError(
                 f"type `{name}` has no consistent method resolution order over "
                 + ", ".join(f"`{b}`" for b in bases[name])
                 + "; Python classes cannot mirror this part of the lattice")
         order.append(head)
-        sequences = [s[1:] if s[0] == head else s for s in sequences]
+        for i, sequence in enumerate(sequences):
+            if starts[i] < len(sequence) and sequence[starts[i]] == head:
+                starts[i] += 1
+                if starts[i] < len(sequence):
+                    in_tails[sequence[starts[i]]] -= 1
     memo[name] = order
     return order
 
 
 def python_ancestors(lattice: TypeLattice, output: Param) -> frozenset[str]:
     """The lattice types the compiled class of ``output`` inherits (itself included)."""
-    if not output.polymorphic:
-        return lattice.ancestors[output.type]
-    return frozenset().union(*(lattice.ancestors[d] for d in lattice.descendants[output.type]))
+    return TypeAcceptance(lattice).python_ancestors(output)
 
 
 def encoding_gaps(toolset: Toolset) -> list[tuple[str, str, str]]:
@@ -241,21 +237,7 @@ def encoding_gaps(toolset: Toolset) -> list[tuple[str, str, str]]:
     differ from plancheck's: mypy accepts an output exactly when one of the annotated types of
     the input is among the output class's ancestors. Empty for the built-in pool; a gap can
     only come from a polymorphic output (see the module docstring)."""
-    lattice = toolset.lattice
-    expected_types = [t for t in lattice.decls
-                      if any(p.type == t for tool in toolset.tools.values() for p in tool.inputs)]
-    gaps = []
-    for tool in toolset.tools.values():
-        for output in tool.outputs:
-            if output.type not in lattice.decls:
-                continue
-            inherited = python_ancestors(lattice, output)
-            for expected in expected_types:
-                mypy_accepts = bool(inherited.intersection(accepted_types(lattice, expected)))
-                plancheck_accepts = lattice.compat(output, expected) is not Compat.INCOMPATIBLE
-                if mypy_accepts != plancheck_accepts:
-                    gaps.append((tool.name, output.name, expected))
-    return gaps
+    return TypeAcceptance(toolset.lattice).encoding_gaps(toolset)
 
 
 # --------------------------------------------------------------------------- writing
@@ -358,7 +340,8 @@ class _Compiler:
                                + "; ".join(d.message for d in problems))
         self.toolset = toolset
         self.lattice = toolset.lattice
-        self.names = _allocate(toolset, self.lattice)
+        self.acceptance = TypeAcceptance(self.lattice)
+        self.names = _allocate(toolset, self.acceptance)
         self._check_mro()
 
     def _check_mro(self) -> None:
@@ -372,7 +355,7 @@ class _Compiler:
             _linearize(name, bases, memo)
 
     def _polymorphic_bases(self, type_name: str) -> list[str]:
-        return _most_specific(self.lattice, self.lattice.descendants[type_name])
+        return self.acceptance.most_specific(self.lattice.descendants[type_name])
 
     def class_of(self, type_name: str) -> str:
         return self.names.types[type_name]
@@ -387,7 +370,7 @@ class _Compiler:
         return self.class_of(only)
 
     def annotation(self, param: Param) -> str:
-        union = " | ".join(self.class_of(t) for t in accepted_types(self.lattice, param.type))
+        union = " | ".join(self.class_of(t) for t in self.acceptance.accepted(param.type))
         return union if param.required else f"{union} | None"
 
     # ---------------------------------------------------------------- the stub module
@@ -454,18 +437,26 @@ class _Compiler:
 
     def _tool_function(self, tool: ToolSignature) -> list[str]:
         entry = self.names.tools[tool.name]
-        if tool.inputs:
-            lines = [f"def {entry.function}(", "    *,"]
+        # A tool whose schema admits inputs it does not list takes them too (plancheck does
+        # not report them): a `**` parameter, named apart from the listed ones.
+        rest = "other"
+        while rest in entry.params.values():
+            rest += "_"
+        if tool.inputs or tool.open_inputs:
+            lines = [f"def {entry.function}(", "    *," if tool.inputs else ""]
             for param in tool.inputs:
                 default = "" if param.required else " = None"
                 lines.append(f"    {entry.params[param.name]}: {self.annotation(param)}"
                              f"{default},")
+            if tool.open_inputs:
+                lines.append(f"    **{rest}: object,")
+            lines = [line for line in lines if line]
             lines.append(f") -> {entry.outputs}:")
         else:
             lines = [f"def {entry.function}() -> {entry.outputs}:"]
         doc = [tool.description or f"The tool `{tool.name}`."]
         for param in tool.inputs:
-            extra = accepted_types(self.lattice, param.type)[1:]
+            extra = self.acceptance.accepted(param.type)[1:]
             note = (" (also " + ", ".join(f"`{t}`" for t in extra) + ", by implicit conversion)"
                     if extra else "")
             optional = "optional; " if not param.required and not (
@@ -473,9 +464,11 @@ class _Compiler:
             doc.append(f"{param.name}: {optional}{param.doc or param.type}{note}")
         lines += _docstring("\n\n".join(doc[:1]) + ("\n\n" + "\n".join(doc[1:])
                                                     if len(doc) > 1 else ""), "    ")
-        if tool.inputs:
+        if tool.inputs or tool.open_inputs:
             lines.append(f"    produced = _call({_quote(tool.name)}, {{")
             lines += [f"        {_quote(p.name)}: {entry.params[p.name]}," for p in tool.inputs]
+            if tool.open_inputs:
+                lines.append(f"        **{rest},")
             lines.append("    })")
         else:
             lines.append(f"    produced = _call({_quote(tool.name)}, {{}})")

@@ -136,8 +136,10 @@ def empty_batch(display: str) -> PlanUnit:
 
 
 def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[PlanUnit]:
+    from plancheck.compiler.repeated_keys import loads_noting_repeats
+
     try:
-        value = json.loads(text)
+        value, repeated = loads_noting_repeats(text)
     except json.JSONDecodeError as error:
         if not text.lstrip().startswith(("[", "{")):
             return [_text_unit(text, file, lines, strict)]
@@ -163,6 +165,12 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     instead = no_plan_record(value, file)  # a run's configuration, a per-item line, a task
     if instead is not None:
         return [instead]
+    return _with_repeated_keys(_value_units(value, file, lines, region, strict), repeated,
+                               text, file, lines)
+
+
+def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int],
+                 strict: bool) -> list[PlanUnit]:
     if not _plainly_plan_steps(value):
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:
@@ -177,6 +185,17 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
     unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
                     value=value, has_value=True, root=Span(file, pointer=""))
     return [unit]
+
+
+def _with_repeated_keys(units: list[PlanUnit], repeated: list[str], text: str, file: str,
+                        lines: LineIndex, start: int = 0) -> list[PlanUnit]:
+    """``units``, the first one also warned of the ``repeated`` keys of ``text``."""
+    if repeated and units:
+        from plancheck.compiler.repeated_keys import repeated_key_diagnostics
+
+        units[0].diagnostics.extend(repeated_key_diagnostics(repeated, text, file, lines,
+                                                             start))
+    return units
 
 
 def _plainly_plan_steps(value: Any) -> bool:
@@ -322,6 +341,12 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
         unit.value, unit.has_value = extraction.value, True
         unit.root = Span(file, pointer="")
         _calls_in_text(unit)
+        if extraction.verbatim:  # JSON as written (damaged JSON was repaired: not as written)
+            from plancheck.compiler.repeated_keys import repeated_keys
+
+            written = text[extraction.start:extraction.end]
+            _with_repeated_keys([unit], repeated_keys(written), written, file, lines,
+                                extraction.start)
     elif not strict:
         from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
 
@@ -343,7 +368,22 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
                         label="read from here",
                         notes=["positions inside this region are approximate"]))
                 return calls
+    if not extraction.found and text.lstrip().startswith(("[", "{")):
+        _name_deep_json(unit, text, file)
     return unit
+
+
+def _name_deep_json(unit: PlanUnit, text: str, file: str) -> None:
+    """JSON nested too deeply to read is "nested too deeply", on standard input as in a
+    ``.json`` file, not "no JSON plan was found" (only asked when nothing was found)."""
+    try:
+        json.loads(text)
+    except RecursionError as error:
+        unit.diagnostics[:] = [d for d in unit.diagnostics if d.code != "PC101"]
+        unit.diagnostics.insert(0, make("PC100", f"invalid JSON: {_unusable(error)}",
+                                        primary=Span(file, pointer="")))
+    except ValueError:
+        pass
 
 
 def _calls_in_text(unit: PlanUnit) -> None:
@@ -453,9 +493,11 @@ _RUN_CONFIG_FIELDS = frozenset({"method", "hyperparameters", "toolset", "planche
 def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,
                strict: bool) -> PlanUnit:
     """The unit of one non-blank JSONL line, which starts at offset ``start`` of ``lines``."""
+    from plancheck.compiler.repeated_keys import loads_noting_repeats
+
     region = (start, start + len(line.rstrip("\r")))
     try:
-        record = json.loads(line)
+        record, repeated = loads_noting_repeats(line)
     except (ValueError, RecursionError) as error:  # one bad line spoils only itself
         unit = PlanUnit(file, f"line {number}", Positions(file, lines, fallback=region))
         pos = getattr(error, "pos", 0) or 0
@@ -467,7 +509,9 @@ def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,
                  label="invalid JSON", data={"line": number})
         )
         return unit
-    return _record_unit(record, "", file, lines, region, strict, default_name=f"line {number}")
+    return _with_repeated_keys(
+        [_record_unit(record, "", file, lines, region, strict, default_name=f"line {number}")],
+        repeated, line, file, lines, start)[0]
 
 
 # --------------------------------------------------------------------------- DSL

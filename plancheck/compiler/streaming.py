@@ -88,8 +88,11 @@ def open_limited(path: str, display: str, *, strict: bool, max_size: int) -> Sou
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:
             return None
-        return _from_stream(buffer, path, display, strict=strict, max_size=max_size,
-                            size=None)[0]
+        try:
+            return _from_stream(buffer, path, display, strict=strict, max_size=max_size,
+                                size=None)[0]
+        except OSError:
+            return None  # (closed: `- <&-`) the whole read reports why
     try:
         status = os.stat(path)
     except OSError:

@@ -13,8 +13,7 @@ import json
 from typing import Any
 
 from plancheck.corpus.foreign import META_TOOL, META_TOOLS, META_TOOLSET
-from plancheck.diagnostics.model import Diagnostic, make
-from plancheck.diagnostics.span import Span
+from plancheck.diagnostics.model import Diagnostic
 from plancheck.ir.nodes import Param, Toolset, ToolSignature
 from plancheck.ir.schema_types import param_to_schema
 
@@ -63,7 +62,8 @@ def toolset_meta(toolset: Toolset) -> dict[str, Any]:
     }
 
 
-def object_schema(params: tuple[Param, ...], *, extensions: bool, outputs: bool = False
+def object_schema(params: tuple[Param, ...], *, extensions: bool, outputs: bool = False,
+                  open_keys: bool = False
                   ) -> dict[str, Any]:
     """An object schema with one property per parameter."""
     schema: dict[str, Any] = {
@@ -74,7 +74,8 @@ def object_schema(params: tuple[Param, ...], *, extensions: bool, outputs: bool 
     if required:
         schema["required"] = required
     if not outputs:
-        schema["additionalProperties"] = False  # an unknown input is an error (PC202)
+        # An unknown input is an error (PC202), unless the pool read said other keys may come.
+        schema["additionalProperties"] = open_keys
     return schema
 
 
@@ -93,7 +94,8 @@ def to_mcp(toolset: Toolset, *, extensions: bool = True) -> dict[str, Any]:
         entry: dict[str, Any] = {"name": tool.name}
         if tool.description:
             entry["description"] = tool.description
-        entry["inputSchema"] = object_schema(tool.inputs, extensions=extensions)
+        entry["inputSchema"] = object_schema(tool.inputs, extensions=extensions,
+                                            open_keys=tool.open_inputs)
         if tool.outputs:
             entry["outputSchema"] = object_schema(tool.outputs, extensions=extensions,
                                                   outputs=True)
@@ -127,7 +129,8 @@ def to_openai(toolset: Toolset, *, api: str = "chat", extensions: bool = True
         function: dict[str, Any] = {"name": tool.name}
         if tool.description:
             function["description"] = tool.description
-        function["parameters"] = object_schema(tool.inputs, extensions=extensions)
+        function["parameters"] = object_schema(tool.inputs, extensions=extensions,
+                                               open_keys=tool.open_inputs)
         tools.append({"type": "function", "function": function} if api == "chat"
                      else {"type": "function", **function})
         extra = _tool_meta(tool)
@@ -146,28 +149,8 @@ def to_openai(toolset: Toolset, *, api: str = "chat", extensions: bool = True
 
 
 def to_dsl(toolset: Toolset) -> str:
-    """The toolset as workflow DSL; raises :class:`ExportError` when a name cannot be written
-    in it (the DSL's names are identifiers: ``seg.flood`` or ``Token Classification`` are not)."""
-    from plancheck.dsl.printer import is_identifier, toolset_to_dsl
+    """The toolset as workflow DSL; a name that is not an identifier (``seg.flood``, the
+    keyword ``tool``) is written as a JSON string, which the DSL reads back."""
+    from plancheck.dsl.printer import toolset_to_dsl
 
-    names: list[tuple[str, str]] = [("toolset", toolset.name)]
-    names += [("type", n) for n in toolset.types]
-    names += [("family", n) for n in toolset.families]
-    names += [("alias", n) for n in toolset.aliases]
-    for tool in toolset.tools.values():
-        names.append(("tool", tool.name))
-        names += [(f"parameter of `{tool.name}`", p.name) for p in (*tool.inputs, *tool.outputs)]
-    bad = [(what, name) for what, name in names if not is_identifier(name)]
-    if bad:
-        listed = ", ".join(f"{what} `{name}`" for what, name in bad[:6])
-        more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
-        raise ExportError([make(
-            "PC706",
-            f"toolset `{toolset.name}` cannot be written in the DSL: {listed}{more} "
-            + ("is not an identifier" if len(bad) == 1 else "are not identifiers"),
-            primary=toolset.span if toolset.span.file != "<unknown>" else Span("<toolset>"),
-            help=["DSL names are letters, digits and underscores (and inner hyphens), and are "
-                  "not keywords; export to mcp or openai instead"],
-            data={"names": [name for _, name in bad]},
-        )])
     return toolset_to_dsl(toolset)

@@ -294,8 +294,23 @@ def _signature(builder: _Builder, name: Any, pointer: str, description: Any,
     meta = meta if isinstance(meta, dict) else {}
     builder.add_tool(ToolSignature(name, inputs, outputs, _text(meta.get("category")),
                                    _text(meta.get("family")), _text(description),
-                                   builder.span(pointer), open_outputs=outputs_schema is None),
+                                   builder.span(pointer), open_outputs=outputs_schema is None,
+                                   open_inputs=_admits_other_keys(inputs_schema)),
                      pointer)
+
+
+# Keywords under which an object schema may admit keys its `properties` do not list.
+_OTHER_KEYS = ("$ref", "$dynamicRef", "anyOf", "oneOf", "allOf", "if", "patternProperties",
+               "dependentSchemas", "unevaluatedProperties")
+
+
+def _admits_other_keys(schema: Any) -> bool:
+    """Whether an input schema may accept keys it does not list: then an unlisted input is
+    not reported (an unusual schema can only make plancheck say less)."""
+    if not isinstance(schema, dict):
+        return False
+    extra = schema.get("additionalProperties")
+    return extra is True or isinstance(extra, dict) or any(k in schema for k in _OTHER_KEYS)
 
 
 # --------------------------------------------------------------------------- MCP

@@ -65,7 +65,8 @@ def _dsl_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
     module = parse_dsl(text, str(path))
     errors = [d for d in module.diagnostics if d.severity.name == "ERROR"]
     if not module.toolsets:
-        errors.append(make("PC706", f"{path} defines no toolset",
+        empty = "is empty: it " if not text.strip() else ""
+        errors.append(make("PC706", f"{path} {empty}defines no toolset",
                            primary=Span(str(path), 1, 1, 1, 2)))
     if errors:
         raise ToolsetError(errors)

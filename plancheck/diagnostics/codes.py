@@ -161,6 +161,10 @@ _ALL = [
        "was checked or scored. An empty batch is usually a run that wrote nothing; it is "
        "reported, never passed. Per-item files are read by `plancheck report`, tool pools "
        "are linted by `plancheck toolset lint` and given to `--tools`."),
+    _c("PC118", "duplicate-key", W, "A JSON object holds the same key twice.",
+       "JSON readers keep the last value of a repeated key, so `{\"agent\": \"Nope\", "
+       "\"agent\": \"GeoChat\"}` is read as GeoChat: what was checked is not all that was "
+       "written. Reported with and without --strict-json."),
     # ---------------------------------------------------------------- names
     _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
        "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "

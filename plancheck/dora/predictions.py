@@ -22,7 +22,9 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)\n?\s*```", re.DOTALL)
 def _object(text: str) -> dict[str, Any] | None:
     try:
         parsed = json.loads(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
+        # (RecursionError: nested too deeply to read, which makes DORA's own reader fail on
+        # the whole run; here the record is one whose answer cannot be read.)
         return None
     return parsed if isinstance(parsed, dict) else None
 

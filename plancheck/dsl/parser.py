@@ -33,6 +33,15 @@ from plancheck.ir.nodes import (
 )
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+# Deeper literal values are refused (PC114): the checker and the printers walk values
+# recursively, and within Python's default recursion limit they must still fit.
+MAX_VALUE_DEPTH = 400
+
+
+class _TooDeep(Exception):
+    def __init__(self, span: Span) -> None:
+        super().__init__(span)
+        self.span = span
 
 
 @dataclass(slots=True)
@@ -69,15 +78,23 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
         module.diagnostics.append(_syntax_error(error, text, filename))
         return module
     builder = _Builder(filename, module)
-    for item in tree.children:
-        if item.data == "toolset":
-            module.toolsets.append(builder.toolset(item))
-        elif item.data == "policy":
-            from plancheck.dsl.policy_builder import build_policy
+    try:
+        for item in tree.children:
+            if item.data == "toolset":
+                module.toolsets.append(builder.toolset(item))
+            elif item.data == "policy":
+                from plancheck.dsl.policy_builder import build_policy
 
-            module.policies.append(build_policy(item, builder.span, builder.json_value))
-        else:
-            module.plans.append(builder.plan(item))
+                module.policies.append(build_policy(item, builder.span, builder.json_value))
+            else:
+                module.plans.append(builder.plan(item))
+    except _TooDeep as error:
+        module.toolsets.clear()
+        module.plans.clear()
+        module.policies.clear()
+        module.diagnostics.append(make(
+            "PC114", f"syntax error: a value nested more than {MAX_VALUE_DEPTH} levels deep",
+            primary=error.span, label="this value", data={"max_depth": MAX_VALUE_DEPTH}))
     return module
 
 
@@ -159,6 +176,11 @@ def _unquote(token: Any) -> str:
     return value
 
 
+def _text(token: Any) -> str:
+    """A name as written: a NAME token, or a JSON string for a name NAME cannot spell."""
+    return _unquote(token) if token.type == "STRING" else str(token)
+
+
 class _Builder:
     def __init__(self, filename: str, module: DslModule) -> None:
         self.filename = filename
@@ -194,7 +216,7 @@ class _Builder:
 
     def toolset(self, node: Any) -> Toolset:
         name_token, *rest = node.children
-        toolset = Toolset(name=str(name_token), span=self.span(node))
+        toolset = Toolset(name=_text(name_token), span=self.span(node))
         for child in rest:
             kind = child.data
             if kind == "doc":
@@ -204,7 +226,7 @@ class _Builder:
             elif kind == "family_decl":
                 self.family(toolset, child)
             elif kind == "alias_decl":
-                alias, target = (str(t) for t in child.children)
+                alias, target = (_text(t) for t in child.children)
                 toolset.aliases[alias] = target
             elif kind == "type_decl":
                 self.type_decl(toolset, child)
@@ -213,13 +235,13 @@ class _Builder:
             elif kind == "flow_decl":
                 source, *targets = child.children
                 for target in targets:
-                    flow = Flow(str(source), str(target), self.span(target))
+                    flow = Flow(_text(source), _text(target), self.span(target))
                     toolset.flow_decls.append(flow)
                     toolset.flows.add((flow.source, flow.target))
         return toolset
 
     def family(self, toolset: Toolset, node: Any) -> None:
-        name = str(node.children[0])
+        name = _text(node.children[0])
         doc = _unquote(node.children[1].children[0]) if len(node.children) > 1 else ""
         span = self.span(node)
         if name in toolset.families:
@@ -228,7 +250,7 @@ class _Builder:
         toolset.families[name] = Family(name, doc, span)
 
     def type_decl(self, toolset: Toolset, node: Any) -> None:
-        name = str(node.children[0])
+        name = _text(node.children[0])
         parents: tuple[str, ...] = ()
         conversions: tuple[str, ...] = ()
         formats: tuple[str, ...] = ()
@@ -237,10 +259,10 @@ class _Builder:
         conversion_spans: tuple[Span, ...] = ()
         for child in node.children[1:]:
             if child.data == "supertypes":
-                parents = tuple(str(t) for t in child.children)
+                parents = tuple(_text(t) for t in child.children)
                 parent_spans = tuple(self.span(t) for t in child.children)
             elif child.data == "conversions":
-                conversions = tuple(str(t) for t in child.children)
+                conversions = tuple(_text(t) for t in child.children)
                 conversion_spans = tuple(self.span(t) for t in child.children)
             elif child.data == "formats":
                 formats = tuple(_unquote(t).lower() for t in child.children)
@@ -254,7 +276,7 @@ class _Builder:
                                        (*parent_spans, *conversion_spans))
 
     def tool(self, toolset: Toolset, node: Any) -> None:
-        name = str(node.children[0])
+        name = _text(node.children[0])
         inputs: list[Param] = []
         outputs: list[Param] = []
         category = family = description = ""
@@ -272,7 +294,7 @@ class _Builder:
             elif kind == "category":
                 category = _unquote(child.children[0])
             elif kind == "tool_family":
-                family = str(child.children[0])
+                family = _text(child.children[0])
             elif kind == "description":
                 description = _unquote(child.children[0])
         span = self.span(node)
@@ -285,7 +307,7 @@ class _Builder:
 
     def param(self, node: Any) -> Param:
         tokens = list(node.children)
-        name = str(tokens.pop(0))
+        name = _text(tokens.pop(0))
         required = True
         polymorphic = False
         doc = ""
@@ -297,8 +319,8 @@ class _Builder:
                 required = False
             elif kind == "ANY":
                 polymorphic = True
-            elif kind == "NAME":
-                type_name, type_span = str(token), self.span(token)
+            elif kind in ("NAME", "STRING"):  # (a doc is a tree, not a token)
+                type_name, type_span = _text(token), self.span(token)
             elif getattr(token, "data", None) == "doc":
                 doc = _unquote(token.children[0])
         return Param(name, type_name, required, doc, self.span(node), polymorphic,
@@ -315,14 +337,14 @@ class _Builder:
                 token = child.children[0]
                 name = _unquote(token) if token.type == "STRING" else str(token)
             elif child.data == "uses":
-                toolset = str(child.children[0])
+                toolset = _text(child.children[0])
             elif child.data == "step":
                 steps.append(self.step(child, len(steps)))
         return Plan(tuple(steps), self.span(node), name=name, toolset=toolset)
 
     def step(self, node: Any, position: int) -> Step:
         index_token, tool_token, *rest = node.children
-        tool = _unquote(tool_token) if tool_token.type == "STRING" else str(tool_token)
+        tool = _text(tool_token)
         args: list[Argument] = []
         outputs: tuple[str, ...] | None = None
         outputs_span: Span | None = None
@@ -379,24 +401,44 @@ class _Builder:
         key = tail if token.type == "REF" else _unquote(tail.rstrip()[:-1].strip())
         return Reference(step, key, self.span(token), raw=text)
 
-    def json_value(self, node: Any) -> JSONValue:
-        kind = node.data
-        if kind == "string":
-            return _unquote(node.children[0])
-        if kind == "number":
-            text = str(node.children[0])
-            is_float = any(c in text for c in ".eE")
-            return float(text) if is_float else int(text)
-        if kind == "true":
-            return True
-        if kind == "false":
-            return False
-        if kind == "null":
-            return None
-        if kind == "array":
-            return [self.json_value(child) for child in node.children]
-        pairs: dict[str, JSONValue] = {}
-        for pair in node.children:
-            key_token, value = pair.children
-            pairs[_unquote(key_token)] = self.json_value(value)
-        return pairs
+    def json_value(self, root: Any) -> JSONValue:
+        """The value of a literal, built without recursion (it may nest deeply)."""
+        built: list[JSONValue] = []
+        pending: list[tuple[Any, int, bool]] = [(root, 1, False)]
+        while pending:
+            node, depth, children_built = pending.pop()
+            kind = node.data
+            if kind not in ("array", "object"):
+                built.append(_scalar(node))
+                continue
+            if not children_built:
+                if depth > MAX_VALUE_DEPTH:
+                    raise _TooDeep(self.span(node))
+                pending.append((node, depth, True))
+                members = node.children if kind == "array" else [
+                    pair.children[1] for pair in node.children]
+                pending.extend((member, depth + 1, False) for member in reversed(members))
+                continue
+            start = len(built) - len(node.children)
+            values = built[start:]
+            del built[start:]
+            if kind == "array":
+                built.append(values)
+            else:
+                built.append({_unquote(pair.children[0]): value
+                              for pair, value in zip(node.children, values, strict=True)})
+        return built[0]
+
+
+def _scalar(node: Any) -> JSONValue:
+    kind = node.data
+    if kind == "string":
+        return _unquote(node.children[0])
+    if kind == "number":
+        text = str(node.children[0])
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    if kind == "true":
+        return True
+    if kind == "false":
+        return False
+    return None

@@ -151,7 +151,7 @@ def plan_to_dsl(plan: Plan, *, name: str | None = None, toolset: str | None = No
     if title:
         header += " " + _json(title)
     if uses:
-        header += f" uses {uses}"
+        header += f" uses {_name(uses)}"
     body = "\n".join(step_to_dsl(step) for step in plan.steps)
     return f"{header} {{\n{body}\n}}\n" if body else f"{header} {{\n}}\n"
 
@@ -161,41 +161,45 @@ def _doc(text: str) -> str:
 
 
 def _type_to_dsl(decl: TypeDecl) -> str:
-    line = f"  type {decl.name}"
+    line = f"  type {_name(decl.name)}"
     if decl.parents:
-        line += " <: " + ", ".join(decl.parents)
+        line += " <: " + ", ".join(_name(p) for p in decl.parents)
     if decl.converts_to:
-        line += " ~> " + ", ".join(decl.converts_to)
+        line += " ~> " + ", ".join(_name(t) for t in decl.converts_to)
     if decl.formats:
         line += " formats " + ", ".join(_json(f) for f in decl.formats)
     return line + _doc(decl.doc)
 
 
 def toolset_to_dsl(toolset: Toolset) -> str:
-    lines = [f"toolset {toolset.name}{_doc(toolset.description)} {{"]
+    """The toolset as DSL; a name that is not an identifier is written as a JSON string."""
+    lines = [f"toolset {_name(toolset.name)}{_doc(toolset.description)} {{"]
     if toolset.max_predecessors is not None:
         lines.append(f"  max_predecessors {toolset.max_predecessors}")
-    lines.extend(f"  family {f.name}{_doc(f.doc)}" for f in toolset.families.values())
+    lines.extend(f"  family {_name(f.name)}{_doc(f.doc)}" for f in toolset.families.values())
     lines.extend(_type_to_dsl(decl) for decl in toolset.types.values())
     for tool in toolset.tools.values():
-        lines.append(f"  tool {tool.name} {{")
+        lines.append(f"  tool {_name(tool.name)} {{")
         if tool.category:
             lines.append(f"    category {_json(tool.category)}")
         if tool.family:
-            lines.append(f"    family {tool.family}")
+            lines.append(f"    family {_name(tool.family)}")
         if tool.description:
             lines.append(f"    doc {_json(tool.description)}")
         for param in tool.inputs:
             optional = "" if param.required else "?"
-            lines.append(f"    in {param.name}{optional}: {param.type}{_doc(param.doc)}")
+            lines.append(f"    in {_name(param.name)}{optional}: {_name(param.type)}"
+                         f"{_doc(param.doc)}")
         for param in tool.outputs:
             kind = "any " if param.polymorphic else ""
-            lines.append(f"    out {param.name}: {kind}{param.type}{_doc(param.doc)}")
+            lines.append(f"    out {_name(param.name)}: {kind}{_name(param.type)}"
+                         f"{_doc(param.doc)}")
         lines.append("  }")
-    lines.extend(f"  alias {alias} = {target}" for alias, target in toolset.aliases.items())
+    lines.extend(f"  alias {_name(alias)} = {_name(target)}"
+                 for alias, target in toolset.aliases.items())
     for source in sorted({s for s, _ in toolset.flows}):
         targets = sorted(t for s, t in toolset.flows if s == source)
-        lines.append(f"  flow {source} -> " + ", ".join(targets))
+        lines.append(f"  flow {_name(source)} -> " + ", ".join(_name(t) for t in targets))
     lines.append("}")
     return "\n".join(lines) + "\n"
 

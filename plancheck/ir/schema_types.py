@@ -261,6 +261,8 @@ def schema_problem(value: Any, schema: Any, where: str = "") -> str | None:
     options = schema.get("enum")
     if isinstance(options, list) and not any(_same(value, o) for o in options):
         listed = ", ".join(json.dumps(o, ensure_ascii=False) for o in options[:8])
+        if len(options) > 8:  # a long enum must not read as a complete list of eight
+            listed += f", ... ({len(options) - 8:,} more)"
         return f"{label} must be one of {listed}"
     for combinator in ("anyOf", "oneOf"):
         branches = schema.get(combinator)

@@ -6,6 +6,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+# HTTP requests one task may send. With the reference's settings and answers that parse, one
+# task took 16 (CoT), 24 (ToT) and 49 (RAP) requests of a scripted server that ignores n; a
+# server whose answers never parse (cut off at max_tokens, say) kept RAP asking for thousands.
+DEFAULT_MAX_REQUESTS = 1000
+
 
 @dataclass(frozen=True, slots=True)
 class PlanningTask:

@@ -188,6 +188,16 @@ class RequestRejected(ClientError):
         self.server_message = server_message
 
 
+class RequestBudgetSpent(ClientError):
+    """A task sent as many requests as its budget allows (``plancheck plan --max-requests``)."""
+
+    def __init__(self, sent: int, budget: int) -> None:
+        super().__init__(f"the task's request budget is spent: {sent} requests sent, "
+                         f"{budget} allowed (--max-requests)")
+        self.sent = sent
+        self.budget = budget
+
+
 # -- helpers ----------------------------------------------------------------
 
 
@@ -350,9 +360,26 @@ class _Answer:
     latency_s: float
 
 
+def _not_a_completion(body: str) -> _MalformedResponse:
+    """Name what came back instead of a chat completion: a web page (a proxy, a login page,
+    a base URL without the API's path) reads better than a JSON decoding error."""
+    text = " ".join(body.split())
+    excerpt = text[:100] + ("..." if len(text) > 100 else "")
+    if text.startswith("<") and "html" in text[:500].lower():
+        what = "an HTML page"
+    elif not text:
+        what = "an empty body"
+    else:
+        what = "text that is not JSON"
+    return _MalformedResponse(f"the endpoint answered with {what}, not a chat completion (is "
+                              f"the base URL the API's, e.g. ending in /v1?): {excerpt!r}")
+
+
 def _parse_answer(response: ChatCompletion, n: int, latency_s: float) -> _Answer:
     # Non-strict parsing in the openai library lets odd bodies through as
     # half-filled objects; check what we rely on instead of trusting the types.
+    if isinstance(response, str):  # the library's reading of a body that is not JSON
+        raise _not_a_completion(response)
     raw_choices = getattr(response, "choices", None)
     if not isinstance(raw_choices, list) or not raw_choices:
         raise _MalformedResponse("response has no choices")
@@ -640,6 +667,9 @@ class ChatClient:
                 # A 200 whose body is not a usable completion (HTML from a gateway,
                 # truncated JSON, no choices): transient in practice, so retry it.
                 failure, status = exc, 200
+                if isinstance(exc, json.JSONDecodeError) and not exc.doc.lstrip().startswith(
+                        ("{", "[")):
+                    failure = _not_a_completion(exc.doc)
             if attempt + 1 >= attempts_allowed:
                 if _refused(failure):  # say who refused, not the library's "Connection error"
                     raise self._refused_error(attempts_allowed) from None

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from plancheck.planners.base import PlanningTask, PlanResult
+from plancheck.planners.base import DEFAULT_MAX_REQUESTS, PlanningTask, PlanResult
 from plancheck.planners.prompts import PromptBook, agents_json, fill
 from plancheck.planners.session import FormatPolicy, Messages, ModelSession
 
@@ -32,6 +32,7 @@ class LLMOptions:
     check: bool = False
     max_repairs: int = 3
     schema: bool = False
+    max_requests: int | None = DEFAULT_MAX_REQUESTS  # per task; None: no budget
 
 
 @dataclass
@@ -114,7 +115,8 @@ class LLMPlanner:
     def plan(self, task: PlanningTask) -> PlanResult:
         from plancheck.planners.client import ClientError
 
-        session = ModelSession(self.client, self.policy, max_tokens=self.options.max_tokens)
+        session = ModelSession(self.client, self.policy, max_tokens=self.options.max_tokens,
+                               max_requests=self.options.max_requests)
         result = PlanResult(task.task_id, self.name, None)
         truncated: dict[str, bool] = {}
         attempts: list[Attempt] = []
@@ -144,6 +146,8 @@ class LLMPlanner:
                                 and truncated.get(result.completion, False))
         if raw is not None and raw != result.completion:
             result.details["raw_completion"] = raw
+        result.details["requests"] = session.requests
+        result.details["request_budget"] = self.options.max_requests
         result.details["truncated_completions"] = session.truncated_completions
         result.details["call_log"] = session.call_log
         if self.options.schema:

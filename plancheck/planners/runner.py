@@ -5,7 +5,9 @@
 the file or not at all, so Ctrl-C, a crash or a power cut loses nothing already finished. On a
 rerun the finished task ids are skipped; a torn last line (a crash mid-write) is cut off and its
 task run again. ``OUT/config.json`` records the configuration; a rerun with a different one is
-refused rather than mixing two experiments in one file.
+refused rather than mixing two experiments in one file, and so is a rerun whose tasks file
+describes a finished task differently (each record keeps the digest of the description it was
+planned from, ``task_sha256``).
 
 Ctrl-C stops taking new tasks and waits for the running ones to finish and be written (a
 second Ctrl-C abandons them), so a task is never called twice across an interrupted run and
@@ -14,6 +16,7 @@ its resumption.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -32,8 +35,9 @@ CONFIG = "config.json"
 LOCK = ".lock"  # held by the running run (plancheck.locks); names its process
 # Fields of config.json that may differ between a run and its resumption (a local server may
 # come back on another port; the model and every setting that shapes answers may not change).
+# A task that spent its request budget is an error, rerun with --retry-errors and a larger one.
 _VOLATILE = frozenset({"created_at", "limit", "concurrency", "tasks", "plancheck_version",
-                       "base_url", "retry_errors"})
+                       "base_url", "retry_errors", "max_requests"})
 
 
 class RunError(Exception):
@@ -313,6 +317,7 @@ def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
     results = ResultsFile(options.out / PREDICTIONS)
     results.load(drop_errors=options.retry_errors)
     selected = list(tasks)
+    _refuse_changed_tasks(options.out, results.records, selected)
     already = results.finished
     pending = [t for t in selected if str(t.task_id) not in already]
     summary = RunSummary(total=len(selected), skipped=len(selected) - len(pending))
@@ -342,6 +347,7 @@ def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
                     return
                 result = _safe_plan(planner, task, options.method)
                 record = make_record(result, options.method, options.model, options.prices)
+                record["task_sha256"] = task_digest(task)
                 results.append(record)
                 progress.tick(record)
                 if options.on_record is not None:
@@ -389,6 +395,29 @@ def _run_locked(tasks: Iterable[PlanningTask], factory: Callable[[], Planner],
     summary.cost_usd = round(sum(costs), 6) if costs else None
     summary.elapsed_s = round(time.monotonic() - started, 3)
     return summary
+
+
+def task_digest(task: PlanningTask) -> str:
+    """What a result was planned from, kept in its record so that a resumed run can tell."""
+    return hashlib.sha256(task.task_desc.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _refuse_changed_tasks(out: Path, records: list[dict[str, Any]],
+                          tasks: list[PlanningTask]) -> None:
+    """A resumed run whose tasks file describes a finished task differently would keep a
+    result planned for another task: refuse it. (Records written before results carried the
+    digest cannot be compared.)"""
+    digests = {str(t.task_id): task_digest(t) for t in tasks}
+    changed = [str(r["id"]) for r in records
+               if isinstance(r.get("task_sha256"), str) and str(r["id"]) in digests
+               and r["task_sha256"] != digests[str(r["id"])]]
+    if changed:
+        listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more"
+                                           if len(changed) > 5 else "")
+        raise RunError(
+            f"{out} holds results planned from other descriptions of {len(changed)} of these "
+            f"tasks (task {listed}): the tasks file changed since; use another --out, or "
+            f"remove {out} to start over")
 
 
 def _refused(record: dict[str, Any]) -> bool:

@@ -1,5 +1,7 @@
 """One task's conversation with the model: every call goes through a :class:`ModelSession`, so
-the task's calls, tokens, latency, finish reasons and truncations are counted in one place.
+the task's calls, tokens, latency, finish reasons and truncations are counted in one place, and
+its request budget is kept there too: every method, whatever its search, stops asking once the
+task has sent ``max_requests`` HTTP requests (retries included).
 
 The runner gives each worker thread its own :class:`ChatClient`; a task runs on one thread, so
 the difference of the client's usage before and after a call is exactly that call's usage, even
@@ -62,8 +64,10 @@ class ModelSession:
     client: ChatClient
     policy: FormatPolicy = field(default_factory=FormatPolicy)
     max_tokens: int | None = None
+    max_requests: int | None = None  # None: no budget
     call_log: list[dict[str, Any]] = field(default_factory=list)
     calls: int = 0
+    requests: int = 0  # HTTP requests sent: the successful calls and the retries
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
@@ -126,6 +130,12 @@ class ModelSession:
         purpose: str,
         first_sample: int = 0,
     ) -> list[Completion]:
+        if self.max_requests is not None and self.requests >= self.max_requests:
+            from plancheck.planners.client import RequestBudgetSpent
+
+            # Checked before each call: one call may send several requests (retries, or a
+            # server that ignores n), so the budget is met, not cut in the middle of a call.
+            raise RequestBudgetSpent(self.requests, self.max_requests)
         before = self.client.usage
         started = time.monotonic()
         error: str | None = None
@@ -161,6 +171,7 @@ class ModelSession:
     ) -> None:
         delta = self.client.usage - before
         self.calls += delta.calls
+        self.requests += delta.calls + delta.retries
         self.prompt_tokens += delta.prompt_tokens
         self.completion_tokens += delta.completion_tokens
         self.latency_s += elapsed

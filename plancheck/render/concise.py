@@ -24,8 +24,10 @@ def concise_line(diagnostic: Diagnostic) -> str:
     if span is not None and span.resolved:
         where += f":{span.start_line}:{span.start_col}"
     record = f" (record {diagnostic.record})" if diagnostic.record else ""
-    return (f"{where}: {diagnostic.severity.label}[{diagnostic.code}] "
-            f"{diagnostic.message}{record}")
+    from plancheck.render.text import printable
+
+    return printable(f"{where}: {diagnostic.severity.label}[{diagnostic.code}] "
+                     f"{diagnostic.message}{record}")
 
 
 class ConciseStream(ReportStream):

@@ -187,7 +187,8 @@ def _artifact(file: str, root: Path) -> dict[str, Any]:
         relative = absolute.relative_to(root)
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
+    # The name as the file system spells it: undecodable bytes are percent-encoded as bytes.
+    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": SRCROOT}
 
 
 def _region(span: Span) -> dict[str, Any]:

@@ -47,9 +47,9 @@ class TextRenderer:
     def render(self, diagnostic: Diagnostic) -> str:
         severity = diagnostic.severity
         head = self.paint(f"{severity.label}[{diagnostic.code}]", _COLOURS[severity])
-        out = [f"{head}{self.paint(': ' + diagnostic.message, _BOLD)}"]
+        out = [f"{head}{self.paint(': ' + printable(diagnostic.message), _BOLD)}"]
         primary = diagnostic.primary
-        location = diagnostic.file or "<input>"
+        location = printable(diagnostic.file or "<input>")
         if primary is not None and primary.span.resolved:
             location += f":{primary.span.start_line}:{primary.span.start_col}"
         if diagnostic.record:
@@ -68,7 +68,8 @@ class TextRenderer:
         if footer:
             out.append(f"{pad} {self.paint('|', _BLUE)}")
         for kind, text in footer:
-            out.append(f"{pad} {self.paint('=', _BLUE)} {self.paint(kind, _BOLD)}: {text}")
+            out.append(f"{pad} {self.paint('=', _BLUE)} {self.paint(kind, _BOLD)}: "
+                       f"{printable(text)}")
         return "\n".join(out)
 
     def _gutter_width(self, diagnostic: Diagnostic) -> int:
@@ -102,7 +103,7 @@ class TextRenderer:
                 display = _clip(shown, offset, length)
                 number = str(line_no).rjust(width)
                 out.append(f"{self.paint(number + ' |', _BLUE)} "
-                           f"{display.replace(chr(9), ' ' * _TAB_WIDTH)}")
+                           f"{display.replace(chr(9), ' ' * _TAB_WIDTH).translate(_PICTURES)}")
             previous_line = line_no
             out.append(self._underline(label, length, width, diagnostic.severity, offset,
                                        display))
@@ -126,12 +127,24 @@ class TextRenderer:
         under = _columns(display[start:end]) + max(0, end - max(start, len(display)))
         mark = ("^" if label.primary else "-") * max(under, 1)
         style = _COLOURS[severity] if label.primary else _BLUE
-        message = f" {label.message}" if label.message else ""
+        message = f" {printable(label.message)}" if label.message else ""
         return (f"{' ' * width} {self.paint('|', _BLUE)} {' ' * before}"
                 f"{self.paint(mark + message, style)}")
 
 
 _TAB_WIDTH = 4
+_CONTROLS = [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]  # not tab, newline
+_ESCAPES = {code: f"\\x{code:02x}" for code in _CONTROLS}
+# In an excerpt a control character keeps its one column (carets stand under what they mark):
+# the Unicode "control picture" of it (␛ for ESC), or a replacement character.
+_PICTURES = {code: chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+             for code in _CONTROLS}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (ESC as ``\\x1b``): a name read from an input
+    must not drive the terminal it is shown on."""
+    return text.translate(_ESCAPES)
 
 
 def _columns(text: str) -> int:
@@ -191,7 +204,8 @@ def summary_line(errors: int, warnings: int, infos: int, plans: int, files: int,
 def plain_line(diagnostic: Diagnostic) -> str:
     """A diagnostic that has no source excerpt (a toolset or configuration problem)."""
     where = f"{diagnostic.file}: " if diagnostic.file else ""
-    return f"{where}{diagnostic.severity.label}[{diagnostic.code}]: {diagnostic.message}"
+    return printable(f"{where}{diagnostic.severity.label}[{diagnostic.code}]: "
+                     f"{diagnostic.message}")
 
 
 def tally_line(tally: Tally) -> str:

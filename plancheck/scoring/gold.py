@@ -180,7 +180,14 @@ class GoldIndex:
         try:
             value = json.loads(text)
         except (ValueError, RecursionError) as error:
-            raise GoldError([_unusable(file, f"the gold file is not JSON: {error}")]) from None
+            from plancheck.compiler.frontends import sniff_kind
+
+            if sniff_kind(file, text) == "dsl":
+                raise GoldError([_unusable(
+                    file, "the gold file is workflow DSL; gold plans are read from JSON or "
+                    "JSONL (convert it: plancheck fmt --to json FILE --tools POOL)")]) from None
+            reason = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise GoldError([_unusable(file, f"the gold file is not JSON: {reason}")]) from None
         start = len(text) - len(text.lstrip())
         positions = Positions(file, lines, json_region=(start, len(text.rstrip())))
         if isinstance(value, list) and value and all(_is_gold_record(v) for v in value):

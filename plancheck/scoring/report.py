@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from plancheck.diagnostics.codes import FPOF_CATEGORY
 from plancheck.fileio import is_dir, is_file
 from plancheck.scoring.bootstrap import DEFAULT_RESAMPLES, Estimate, estimate_rate
 from plancheck.scoring.fpof import fpof_category
@@ -129,6 +130,8 @@ class Results:
     skipped_lines: int = 0
     unknown_tasks: int = 0
     has_gold: bool = False
+    unusable: list[str] = field(default_factory=list)  # "file:line: why", lines left out
+    unknown_fpof: Counter[str] = field(default_factory=Counter)  # counted as Structural Error
 
     @property
     def models(self) -> list[str]:
@@ -179,23 +182,47 @@ def load_results(results_dir: str | Path, gold: GoldIndex | None = None) -> Resu
         run = results.runs.setdefault((model, method), Tally())
         try:
             with path.open(encoding="utf-8") as lines:
-                for line in lines:
+                for number, line in enumerate(lines, 1):
                     if not line.strip():
                         continue
                     try:
                         item = json.loads(line)
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         results.skipped_lines += 1
                         continue
                     if not isinstance(item, dict):
                         results.skipped_lines += 1
                         continue
+                    problem = _unusable_item(item)
+                    if problem is not None:  # e.g. "em": "yes", which would count as a miss
+                        results.unusable.append(f"{path}:{number}: {problem}")
+                        continue
+                    kind = item.get("fpof_type")
+                    if isinstance(kind, str) and kind not in KNOWN_FPOF_TYPES:
+                        results.unknown_fpof[kind] += 1
                     run.add(item)
                     if gold is not None:
                         _add_by_task(results, model, method, item, gold)
         except (OSError, UnicodeDecodeError) as error:
             raise ReportError(f"cannot read {path}: {error}") from None
     return results
+
+
+_FLAGS: Final = ("em", "tool_acc", "param_acc", "dep_acc", "exec_equiv")
+KNOWN_FPOF_TYPES: Final = frozenset({*FPOF_CATEGORY, "exception"})
+
+
+def _unusable_item(item: dict[str, Any]) -> str | None:
+    """Why a per-item line cannot be counted (None: it can): a verdict that is neither true,
+    false nor null, or an FPoF type that is not a string."""
+    for name in _FLAGS:
+        value = item.get(name)
+        if value is not None and not isinstance(value, bool):
+            return f"`{name}` is {json.dumps(value)[:40]}, not true, false or null"
+    kind = item.get("fpof_type")
+    if kind is not None and not isinstance(kind, str):
+        return f"`fpof_type` is {json.dumps(kind)[:40]}, not a string or null"
+    return None
 
 
 def _add_by_task(
@@ -482,11 +509,18 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
 
 
+def markdown_escape(text: str) -> str:
+    """A table cell's text: a `|` (a model named `a|b`) would split the cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
 def _cell(cell: Any, *, ci: bool, fmt: str, best: float | None = None) -> str:
     if cell is None:
         return "-"
     if isinstance(cell, str) and fmt == "latex":
         return latex_escape(cell)
+    if isinstance(cell, str) and fmt == "markdown":
+        return markdown_escape(cell)
     if isinstance(cell, Estimate):
         text = cell.format(100.0, 2 if fmt == "latex" else 1, ci=ci)
         if best is not None and cell.value == best:
@@ -530,7 +564,9 @@ def render_tables(tables: list[Table], fmt: str = "text", *, ci: bool = False) -
     style = {"text": "simple", "markdown": "github", "latex": "latex_raw"}[fmt]
     parts = []
     for table in tables:
-        headers = [latex_escape(c) for c in table.columns] if fmt == "latex" else table.columns
+        headers = ([latex_escape(c) for c in table.columns] if fmt == "latex" else
+                   [markdown_escape(c) for c in table.columns] if fmt == "markdown"
+                   else table.columns)
         body = tabulate(
             _grid(table, ci=ci, fmt=fmt), headers=headers, tablefmt=style, disable_numparse=True,
             colalign=_alignment(table),

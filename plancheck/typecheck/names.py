@@ -198,7 +198,8 @@ def outputs_differ(outputs: Sequence[str] | None, tool: ToolSignature) -> bool:
 def inputs_pass(names: AbstractSet[str], tool: ToolSignature) -> bool:
     """Whether a step passing the inputs ``names`` to ``tool`` draws nothing from the input
     checks: every input is the tool's, and every required one is passed."""
-    return names <= tool.input_name_set and tool.required_input_names <= names
+    return (names <= tool.input_name_set or tool.open_inputs) and \
+        tool.required_input_names <= names
 
 
 def clean_producer(facts: PlanFacts, consumer: int, number: int, key: str,
@@ -306,7 +307,8 @@ class NameResolver:
         if inputs_pass({argument.name for argument in step.args}, tool):
             return  # the common case
         given = [a.name for a in step.args]
-        unknown = [a for a in step.args if tool.input(a.name) is None]
+        unknown = [] if tool.open_inputs else [a for a in step.args
+                                               if tool.input(a.name) is None]
         missing = [p for p in tool.inputs if p.required and p.name not in given]
         renamed: dict[str, str] = {}
         for argument in unknown:
@@ -518,15 +520,18 @@ def wrong_outputs_diagnostic(step: Step, tool: ToolSignature) -> Diagnostic:
     assert step.outputs is not None
     declared, expected = list(step.outputs), list(tool.output_names)
     if sorted(declared) == sorted(expected):
-        detail = "lists the right keys in the wrong order"
+        detail = "list the right keys in the wrong order"
     else:
         missing = [k for k in expected if k not in declared]
         extra = [k for k in declared if k not in expected]
+        repeated = list(dict.fromkeys(k for k in declared if declared.count(k) > 1))
         parts = []
         if missing:
-            parts.append("lacks " + ", ".join(f"`{k}`" for k in missing))
+            parts.append("lack " + ", ".join(f"`{k}`" for k in missing))
         if extra:
-            parts.append("adds " + ", ".join(f"`{k}`" for k in extra))
+            parts.append("add " + ", ".join(f"`{k}`" for k in extra))
+        if repeated:  # (the only difference when every key is there, some more than once)
+            parts.append("repeat " + ", ".join(f"`{k}`" for k in repeated))
         detail = " and ".join(parts)
     return make(
         "PC204",

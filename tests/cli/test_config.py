@@ -63,6 +63,31 @@ def test_plancheck_toml_wins_and_pyproject_without_table_is_skipped(
     assert codes_in(out) == {"PC302": "warning"} and code == 0
 
 
+@pytest.mark.parametrize(("codec", "why"), [
+    ("latin-1", "it is not UTF-8 text (byte 0xe9 at offset 38); TOML files are UTF-8"),
+    ("utf-16", "it is UTF-16 text; TOML files are UTF-8"),
+])
+def test_a_pyproject_that_is_not_utf8_is_pc001_as_a_plancheck_toml(
+        project: Path, capsys: pytest.CaptureFixture[str], codec: str, why: str) -> None:
+    """It was passed over without a word (and its settings silently not applied)."""
+    body = 'format = "json"\n# caf\u00e9\n'
+    (project / "pyproject.toml").write_bytes(("[tool.plancheck]\n" + body).encode(codec))
+    code, out, err = check(capsys)
+    assert code == 2
+    assert f"error[PC001]: cannot read configuration {project / 'pyproject.toml'}: {why}" \
+        in out + err
+    (project / "pyproject.toml").unlink()
+    (project / "plancheck.toml").write_bytes(body.encode(codec))
+    code, out, err = check(capsys)
+    assert code == 2 and "error[PC001]: cannot read configuration" in out + err
+
+
+def test_a_pyproject_that_is_not_utf8_and_never_names_plancheck_is_passed_over(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "pyproject.toml").write_bytes(b'[project]\nname = "caf\xe9"\n')
+    assert check(capsys)[0] == 1  # the plan's own error; no configuration involved
+
+
 def test_nearest_configuration_wins(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "plancheck.toml").write_text('format = "concise"\n')
     (project / "plans" / "plancheck.toml").write_text('format = "json"\n')

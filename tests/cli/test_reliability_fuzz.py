@@ -12,9 +12,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +69,9 @@ contents = st.one_of(
     st.just(b'[{"agent": "X\\udc80", "step": 0, "dependence": [-1], "inputs": '
             b'{"a\\udc81": "x"}, "outputs": ["y\\ud800"]}]'),  # lone surrogates, escaped
     st.binary(max_size=64),
+    st.builds(lambda depth: b"plan { step 0 = GeoChat(image_path = " + b"[" * depth
+              + b"]" * depth + b") }", st.sampled_from([3, 399, 401, 5000])),  # DSL depths
+    st.just(b'{"agent": "GeoChat", "agent": "x\x1b[2J", "step": 0}'),  # a key twice, ESC
     st.text(max_size=120).map(str.encode),
     st.just(b""),
 )
@@ -171,3 +177,130 @@ def test_the_corpus_holds_no_internal_error(corpus: Path) -> None:
     text = log.read_text(encoding="utf-8")
     assert text.count("\n") >= 1
     assert "internal error" not in text
+
+
+# --------------------------------------------------------------------------- the process's setting
+# Closed standard streams and locales exist only for a whole process, so these run plancheck as
+# one (the fuzz above runs in-process).
+
+PLANCHECK = str(Path(sys.executable).with_name("plancheck"))
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+
+
+def _process(argv: list[str], cwd: Path, *, shell_suffix: str = "",
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONIOENCODING"}
+    environment.update(env or {})
+    command = " ".join(shlex.quote(part) for part in [PLANCHECK, *argv]) + shell_suffix
+    return subprocess.run(["/bin/sh", "-c", command], cwd=cwd, env=environment,
+                          capture_output=True, timeout=120, check=False)
+
+
+STREAM_COMMANDS = [["check", "{plan}"], ["fmt", "--to", "json", "{plan}"], ["fix", "{plan}"],
+                   ["compile", "--to", "python", "{plan}"],
+                   ["score", "{plan}", "--gold", "{plan}", "--bootstrap", "0"]]
+
+
+@pytest.mark.parametrize("closed", ["input", "output"])
+@pytest.mark.parametrize("command", STREAM_COMMANDS, ids=lambda c: c[0])
+def test_a_closed_standard_stream_is_a_diagnostic(tmp_path: Path, command: list[str],
+                                                  closed: str) -> None:
+    """`- <&-` and `>&-` were AttributeErrors ("internal error") in these commands."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(FOG_CHAIN))
+    target = "-" if closed == "input" else str(plan)
+    argv = [part.format(plan=target) for part in command]
+    if command[0] == "score":
+        argv[argv.index("--gold") + 1] = str(plan)
+    done = _process(argv, tmp_path, shell_suffix=" <&-" if closed == "input" else " >&-")
+    err = (done.stdout + done.stderr).decode("utf-8", "replace")
+    assert done.returncode == 2, err
+    assert f"standard {closed} is closed" in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_a_closed_standard_error_changes_no_exit_code(tmp_path: Path) -> None:
+    """With `2>&-` a warning had nowhere to go and turned a clean run into exit 1."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(FOG_CHAIN))
+    done = _process(["check", str(plan), str(plan)], tmp_path, shell_suffix=" 2>&-")
+    assert done.returncode == 0 and b"All checks passed (1 plan in 1 file)" in done.stdout
+    plan.write_text(json.dumps([{**FOG_CHAIN[0], "agent": "Nope"}]))
+    done = _process(["check", str(plan), str(plan)], tmp_path, shell_suffix=" 2>&-")
+    assert done.returncode == 1 and b"PC201" in done.stdout
+
+
+NON_ASCII_PLAN = [{**FOG_CHAIN[0], "inputs": dict.fromkeys(
+    FOG_CHAIN[0]["inputs"], "bild_\u00fc\u20ac\U0001f30a.jpg")}, *FOG_CHAIN[1:]]
+
+
+def test_json_output_is_valid_json_under_an_ascii_locale(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(NON_ASCII_PLAN, ensure_ascii=False), encoding="utf-8")
+    done = _process(["fmt", "--to", "json", str(plan)], tmp_path, env=ASCII_LOCALE)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.decode("ascii")) == NON_ASCII_PLAN
+
+
+@pytest.mark.parametrize("name", [b"pl\xc3\xa4n.json", b"b\xffd.json"])
+def test_sarif_names_any_file_name_under_any_locale(tmp_path: Path, name: bytes) -> None:
+    """A non-UTF-8 file name with `--format sarif`, and `plän.json` under an ASCII locale,
+    were UnicodeEncodeErrors with no SARIF written."""
+    path = os.path.join(os.fsencode(tmp_path), name)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('[{"agent": "GeoChat", "step": 0}]')
+    shown = os.fsdecode(name) if name.isascii() else name.decode("utf-8", "surrogateescape")
+    for env in ({}, ASCII_LOCALE):
+        done = _process(["--format", "sarif", shown], tmp_path, env=env)
+        assert done.returncode == 1, done.stderr
+        log = json.loads(done.stdout.decode("utf-8"))
+        uris = {location["physicalLocation"]["artifactLocation"]["uri"]
+                for result in log["runs"][0]["results"] for location in result["locations"]}
+        assert uris == {urllib.parse.quote(name)}
+
+
+# --------------------------------------------------------------------------- the Python API
+
+odd_keys = st.one_of(st.integers(), st.none(), st.booleans(), st.tuples(st.text(max_size=3)),
+                     st.floats(allow_nan=False))
+
+
+@_SETTINGS
+@given(key=odd_keys, where=st.sampled_from(["inputs", "dependence_content", "step", "plan"]))
+def test_the_api_reports_keys_json_cannot_hold(key: Any, where: str) -> None:
+    """`plancheck.check` of a plan whose `inputs` had a non-string key was a TypeError in
+    lowering (an internal error)."""
+    import plancheck
+
+    plan: Any = json.loads(json.dumps(FOG_CHAIN))
+    if where == "inputs":
+        plan[1]["inputs"][key] = "x.tif"
+    elif where == "dependence_content":
+        plan[1]["dependence_content"] = {key: ["restored_image_path"]}
+    elif where == "step":
+        plan[0][key] = 1
+    else:
+        plan = {"plan": plan, key: 0}
+    report = plancheck.check(plan)
+    codes = [d.code for d in report.diagnostics]
+    assert "PC002" not in codes
+    assert codes == ["PC100"] and "is not a string" in report.diagnostics[0].message
+
+
+# --------------------------------------------------------------------------- links
+
+
+def test_a_dangling_link_in_a_walk_is_said(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """It was skipped without a word: a plan meant to be checked, silently not checked."""
+    folder = tmp_path / "plans"
+    folder.mkdir()
+    (folder / "good.json").write_text(json.dumps(FOG_CHAIN))
+    (folder / "moved.json").symlink_to(tmp_path / "elsewhere" / "moved.json")
+    (folder / "notes").symlink_to(tmp_path / "nowhere")  # not a plan's name: nothing to say
+    code = main(["check", "--format", "concise", str(folder)])
+    out = capsys.readouterr().out
+    assert code == 0  # a warning: nothing there failed a check
+    assert (f"warning[PC117] {folder / 'moved.json'} is a dangling symbolic link (to "
+            f"{tmp_path / 'elsewhere' / 'moved.json'}, which does not exist)") in out
+    assert "notes" not in out

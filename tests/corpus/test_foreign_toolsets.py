@@ -22,7 +22,7 @@ from pydantic import TypeAdapter
 import plancheck
 from plancheck.cli import main
 from plancheck.corpus.builtin import builtin_toolset
-from plancheck.corpus.export import ExportError, export_toolset, to_dsl, to_mcp, to_openai
+from plancheck.corpus.export import export_toolset, to_dsl, to_mcp, to_openai
 from plancheck.corpus.foreign import foreign_format, read_foreign
 from plancheck.corpus.toolsets import ToolsetError, load_toolset
 from plancheck.dsl.printer import toolset_to_dsl
@@ -274,13 +274,22 @@ def test_foreign_schemas_survive_an_mcp_round_trip(tmp_path: Path) -> None:
     assert report.codes == ["PC302"]
 
 
-def test_dsl_export_refuses_names_the_dsl_cannot_write(tmp_path: Path) -> None:
+def test_dsl_export_quotes_names_the_dsl_cannot_spell(tmp_path: Path) -> None:
+    """Names that are not identifiers (`seg.flood`, the keyword `tool`) were refused (PC706);
+    they are written as JSON strings, and the DSL reads them back."""
     toolset, _ = load_toolset(write(tmp_path / "pool.json", MCP_POOL))
-    with pytest.raises(ExportError) as error:
-        to_dsl(toolset)
-    assert "`seg.flood`" in error.value.diagnostics[0].message
-    assert main(["toolset", "export", "--to", "dsl", "--tools",
-                 str(tmp_path / "pool.json")]) == 2
+    assert 'tool "seg.flood" {' in to_dsl(toolset)
+    exported = tmp_path / "pool.wf"
+    assert main(["toolset", "export", "--to", "dsl", "--tools", str(tmp_path / "pool.json"),
+                 "-o", str(exported)]) == 0
+    clone, _ = load_toolset(exported)
+    assert toolset_to_dsl(clone) == to_dsl(toolset)
+    assert {n: (t.input_names, t.output_names) for n, t in clone.tools.items()} == {
+        n: (t.input_names, t.output_names) for n, t in toolset.tools.items()}
+    dora = tmp_path / "dora.wf"
+    assert main(["toolset", "export", "--to", "dsl", "--tools", "dora", "-o", str(dora)]) == 0
+    assert 'family "tool"' in dora.read_text(encoding="utf-8")
+    assert load_toolset(dora)[0].tools.keys() == load_toolset("dora")[0].tools.keys()
 
 
 # --------------------------------------------------------------------------- acceptance: parity

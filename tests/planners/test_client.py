@@ -218,6 +218,19 @@ def test_malformed_success_body_is_retried_like_a_transport_failure(
     assert client.usage.retries == 1
 
 
+@pytest.mark.parametrize("content_type", ["text/html; charset=utf-8", "application/json"])
+def test_an_html_answer_is_named_as_one(server: ScriptedOpenAIServer, content_type: str) -> None:
+    """A login page or a proxy's error page was "response has no choices" (or a JSON
+    decoding error when the page came labelled as JSON)."""
+    page = "<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1></body></html>"
+    server.enqueue(Reply(raw_body=page, headers={"Content-Type": content_type}))
+    with make_client(server, max_retries=0) as client, pytest.raises(TransportError) as caught:
+        client.complete("x", temperature=0.0)
+    message = str(caught.value)
+    assert "answered with an HTML page, not a chat completion" in message
+    assert "502 Bad Gateway" in message and "no choices" not in message
+
+
 def test_exhausted_retries_raise_transport_error_with_last_status(
     server: ScriptedOpenAIServer,
 ) -> None:

@@ -337,3 +337,53 @@ def test_mcts_prefers_the_rewarding_branch_and_expands_each_node_once() -> None:
     assert node is rich._children[0] and value == pytest.approx((0.0 + 0.8 + 1.0) / 3)
     assert root.expansions == 1 and rich.expansions == 1
     assert search.visits[root] == 5 and search.visits[rich] >= search.visits[poor]
+
+
+def _cut_off(_body: dict[str, Any]) -> Reply:
+    """An endpoint whose every answer stops at max_tokens, mid-sentence (nothing parses)."""
+    return Reply(content="Let me think about the sub", finish_reason="length")
+
+
+def test_rap_stops_at_the_request_budget(tmp_path: Path, tasks_file: Path) -> None:
+    """RAP against cut-off answers sent 4,164 requests for one task; the budget ends it."""
+    with ScriptedOpenAIServer(responder=_cut_off) as server:
+        code = plan(server, tasks_file, tmp_path / "out", "rap", "--limit", "1",
+                    "--rap-rollouts", "5", "--rap-depth", "5", "--rap-answer-rounds", "32",
+                    "--max-requests", "40")
+        sent = len(server.requests)
+    assert code == 1  # the task ended with an error
+    (record,) = records(tmp_path / "out")
+    assert "request budget is spent: 40 requests sent, 40 allowed" in record["error"]
+    assert record["details"]["requests"] == sent == 40
+    assert record["details"]["request_budget"] == 40
+    config = json.loads((tmp_path / "out" / "config.json").read_text())
+    assert config["max_requests"] == 40
+
+
+@pytest.mark.parametrize("method", ["dp", "cot", "tot", "rap", "react"])
+def test_every_method_counts_its_requests_against_the_budget(tmp_path: Path, tasks_file: Path,
+                                                             method: str) -> None:
+    """With the checker in the loop and answers that never parse, every method asks again
+    after its first call; a budget of one request ends each of them there."""
+    with ScriptedOpenAIServer(responder=_cut_off, honour_n=False) as server:
+        assert plan(server, tasks_file, tmp_path / "out", method, "--limit", "1", "--check",
+                    "--max-requests", "1") == 1
+        sent = len(server.requests)
+    (record,) = records(tmp_path / "out")
+    assert "request budget is spent" in record["error"]
+    assert record["details"]["requests"] == sent
+    # Checked before each call: the first call of a method sampling n answers from a server
+    # that ignores n sends n requests (SMALL: 3 samples, or 2 sub-questions for RAP), and no
+    # call starts past the budget.
+    assert sent == {"dp": 1, "react": 1, "cot": 3, "tot": 3, "rap": 2}[method]
+
+
+def test_a_resumed_run_may_raise_the_budget_for_the_tasks_that_spent_it(
+        tmp_path: Path, tasks_file: Path) -> None:
+    with ScriptedOpenAIServer(responder=_cut_off) as server:
+        assert plan(server, tasks_file, tmp_path / "out", "rap", "--limit", "1",
+                    "--max-requests", "5") == 1
+        assert plan(server, tasks_file, tmp_path / "out", "rap", "--limit", "1",
+                    "--max-requests", "100", "--retry-errors") == 0
+    (record,) = records(tmp_path / "out")
+    assert record["error"] is None and 5 < record["details"]["requests"] <= 100

@@ -113,6 +113,25 @@ def test_a_different_configuration_is_refused(tmp_path: Path, tasks_file: Path,
     assert len(lines(tmp_path / "out")) == 1
 
 
+def test_a_rerun_with_changed_task_descriptions_is_refused(
+        tmp_path: Path, tasks_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Same ids, another description: the finished result was planned for another task."""
+    out = tmp_path / "out"
+    with ScriptedOpenAIServer(responder=ScriptedPlanner()) as server:
+        assert main(dp_args(server, tasks_file, out, "--limit", "2")) == 0
+        changed = [dict(t) for t in TASKS]
+        changed[1]["task_desc"] += " Then also count the people."
+        other = write_task_file(tmp_path / "other.jsonl", changed)
+        capsys.readouterr()
+        assert main(dp_args(server, other, out)) == 2
+        err = capsys.readouterr().err
+        assert f"other descriptions of 1 of these tasks (task {TASKS[1]['task_id']})" in err
+        assert len(lines(out)) == 2  # nothing planned, nothing lost
+        assert main(dp_args(server, tasks_file, out)) == 0  # the original file resumes
+    assert len(lines(out)) == len(TASKS)
+    assert all(isinstance(r["task_sha256"], str) for r in records(out))
+
+
 def test_retry_errors_replaces_failed_results(tmp_path: Path, tasks_file: Path) -> None:
     out = tmp_path / "out"
     failing = ScriptedPlanner(

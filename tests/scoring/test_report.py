@@ -209,3 +209,35 @@ def test_the_bundled_example_reports_in_one_command(capsys: pytest.CaptureFixtur
     code, out, _ = report(capsys, str(EXAMPLE), "--table", "em")
     assert code == 0
     assert "sim-large" in out and "sim-small" in out and "ReAct" in out
+
+
+def test_lines_the_tables_cannot_use_are_said_and_left_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`"em": "yes"` counted as a miss, unknown task ids and FPoF types passed in silence,
+    and a `|` in a model's name split its Markdown row."""
+    run = tmp_path / "results" / "gpt|4o" / "dp"
+    run.mkdir(parents=True)
+    lines = [item(1, em=True, tool=True, fpof=None),
+             {**item(2, em=True, tool=True, fpof=None), "em": "yes"},
+             {**item(3, em=False, tool=True, fpof=None), "fpof_type": "made_up_kind"},
+             {**item(4, em=False, tool=False, fpof=None), "fpof_type": 7},
+             item(99_999, em=False, tool=False, fpof="early_stop")]
+    (run / "per_item.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"task_id": i, "task_desc": "t", "structured_plan": [
+        {"agent": "GeoChat", "step": 0, "dependence": [-1], "dependence_content": None,
+         "inputs": {}, "outputs": []}]}) + "\n" for i in (1, 2, 3, 4)))
+    code, out, err = report(capsys, str(tmp_path / "results"), "--table", "em", "--format",
+                            "json", "--gold", str(gold))
+    assert code == 0
+    assert "per_item.jsonl:2: `em` is \"yes\", not true, false or null; line left out" in err
+    assert "per_item.jsonl:4: `fpof_type` is 7, not a string or null; line left out" in err
+    assert "FPoF types plancheck does not know, counted as Structural Error: " \
+           "`made_up_kind` (1)" in err
+    assert "1 item(s) name no task of the gold file" in err
+    (table,) = json.loads(out)["tables"]
+    assert table["rows"][0]["DP"]["n"] == 3  # lines 1, 3 and 5
+    _, out, _ = report(capsys, str(tmp_path / "results"), "--table", "em", "--format",
+                       "markdown")
+    (row,) = [line for line in out.splitlines() if "gpt" in line]
+    assert row.startswith("| gpt\\|4o ") and row.count(" | ") == 1
