@@ -15,6 +15,7 @@ from typing import Any
 
 from plancheck.compiler.driver import (
     CheckOptions,
+    PlanPhase,
     Report,
     check_in_memory,
     check_source,
@@ -49,26 +50,33 @@ def check(
     types: bool = True,
     interpret: bool = True,
     name: str = "<plan>",
+    policies: Any = None,
+    prefix: bool = False,
 ) -> Report:
     """Check one plan.
 
     ``plan`` may be a JSON value (the list of steps, or a wrapper object), a string (JSON, a raw
     model completion, or DSL source), a :class:`pathlib.Path`, or a :class:`Plan`.
+    ``policies`` (a policy file's path, DSL text with ``policy NAME { ... }`` blocks, or a
+    loaded :class:`~plancheck.policy.loader.PolicySet`) are decided on the plan as well (with
+    ``prefix``, a ``require A`` still to be met is not a violation); a policy that cannot be
+    used raises :class:`~plancheck.policy.loader.PolicyError`, whose ``diagnostics`` say why.
     """
     tools = _toolset(toolset)
     options = CheckOptions(strict_json=strict, types=types, interpret=interpret)
+    phases = _policy_phases(policies, tools, prefix)
     choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
         from plancheck.compiler.frontends import load_source
 
         source = load_source(str(plan), strict=strict)
-        return _single(list(check_source(source, tools, options, choose_dora=choose_dora)),
-                       str(plan))
+        return _single(list(check_source(source, tools, options, phases,
+                                         choose_dora=choose_dora)), str(plan))
     if isinstance(plan, str):
         kind = sniff_kind(name, plan)
         source = parse_source(plan, name, strict=strict, kind=kind)
-        return _single(list(check_source(source, tools, options, choose_dora=choose_dora)),
-                       name)
+        return _single(list(check_source(source, tools, options, phases,
+                                         choose_dora=choose_dora)), name)
     if not isinstance(plan, Plan):
         problem = _not_json_data(plan)
         if problem is not None:  # what JSON cannot hold, lowering need not expect
@@ -77,7 +85,18 @@ def check(
             return Report(name, None, None, [make(
                 "PC100", f"the plan is not JSON data: {problem}",
                 primary=Span(name, pointer="")).with_context(file=name, record=None)])
-    return check_in_memory(plan, tools, options, name=name)
+    return check_in_memory(plan, tools, options, name=name, extra_phases=phases)
+
+
+def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPhase]:
+    """The check phase deciding ``policies`` (none without them). Loading them never needs z3;
+    deciding them on a whole plan does (:mod:`plancheck.smt.policy_check`)."""
+    if policies is None:
+        return []
+    from plancheck.policy.loader import load_policies
+    from plancheck.smt.policy_check import policy_phase
+
+    return [policy_phase(load_policies(policies, toolset), complete=not prefix)]
 
 
 def _not_json_data(value: Any) -> str | None:
@@ -141,13 +160,14 @@ def score(
 
 
 def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = None, *,
-                     name: str = "<trajectory>", options: CheckOptions | None = None) -> Report:
+                     name: str = "<trajectory>", options: CheckOptions | None = None,
+                     policies: Any = None, prefix: bool = False) -> Report:
     """Check one trajectory against a toolset and return the report; never raises on bad input.
 
     ``trajectory`` is a JSON value, JSON text or a :class:`~pathlib.Path`; ``toolset`` a
     :class:`~plancheck.ir.nodes.Toolset`, a toolset path (an MCP or OpenAI pool, ...), or
     ``None`` for the built-in pool. The value is read as a trajectory even when it would not
-    be recognised as one in a file.
+    be recognised as one in a file. ``policies`` and ``prefix`` as for :func:`check`.
     """
     import json
 
@@ -158,6 +178,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
 
         toolset = load_toolset(toolset)[0]
     options = options or CheckOptions()
+    phases = _policy_phases(policies, toolset, prefix)
     text = None
     if isinstance(trajectory, Path):
         name, text = str(trajectory), trajectory.read_text(encoding="utf-8-sig")
@@ -168,7 +189,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
             trajectory = json.loads(text)
         except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
             units = parse_source(text, name, kind="json").units  # reports the JSON error
-            return check_unit(units[0], toolset, options)
+            return check_unit(units[0], toolset, options, phases)
     lines = LineIndex(text or "")
     from plancheck.compiler.dora_native import lower_dora
     from plancheck.dora.formats import find_trajectories
@@ -183,4 +204,4 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
     region = (0, len(text)) if text else None
     unit = PlanUnit(name, None, Positions(name, lines, json_region=region), plan=plan,
                     diagnostics=diagnostics)
-    return check_unit(unit, toolset, options)
+    return check_unit(unit, toolset, options, phases)

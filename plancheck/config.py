@@ -12,6 +12,7 @@ ruff does). ``--config FILE`` names the file instead. Keys (kebab-case)::
     format = "concise"
     strict-json = true
     max-size = "64M"                   # largest input `check` reads (an integer: bytes)
+    policy = "policies/agent.wf"       # policies every plan is checked against (--policy)
 
 Start-up time matters (``plancheck plan.json`` must stay fast), so pydantic is imported only
 when a configuration table has actually been found, and a pyproject.toml that never mentions
@@ -32,7 +33,7 @@ from plancheck.diagnostics.span import Span
 CONFIG_NAMES = ("plancheck.toml", "pyproject.toml")  # precedence within one directory
 _MAY_HAVE_TABLE = re.compile(r"""tool\s*\.\s*["']?plancheck|^\s*\[\s*tool\s*\]""", re.MULTILINE)
 KEYS = ("select", "ignore", "severity", "tools", "fail-level", "format", "strict-json",
-        "max-size")
+        "max-size", "policy")
 
 
 class Config(NamedTuple):
@@ -50,6 +51,7 @@ class Config(NamedTuple):
     format: str | None = None
     strict_json: bool | None = None
     max_size: int | None = None
+    policy: str | None = None
 
 
 EMPTY = Config()
@@ -205,8 +207,12 @@ def _validate(table: dict[str, Any], path: Path, text: str, in_pyproject: bool) 
 
         if tools not in BUILTIN_ALIASES and not Path(tools).is_absolute():
             tools = str(path.parent / tools)  # relative to the file, not to where we run
+    policy = settings.policy
+    if policy is not None and not Path(policy).is_absolute():
+        policy = str(path.parent / policy)
     return Config(
         path=path,
+        policy=policy,
         select=tuple(settings.select) if settings.select is not None else None,
         ignore=tuple(settings.ignore) if settings.ignore is not None else None,
         severity=_ordered_overrides(settings.severity),
@@ -274,6 +280,7 @@ def _settings_model() -> Any:
         strict_json: StrictBool | None = Field(default=None, alias="strict-json")
         max_size: Annotated[StrictStr | StrictInt, AfterValidator(_size)] | None = Field(
             default=None, alias="max-size")
+        policy: StrictStr | None = None
 
     return Settings
 

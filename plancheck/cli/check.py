@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from plancheck.cli.common import (
+    load_policies_or_exit,
     load_toolset_or_exit,
     once_each,
     parse_codes,
+    policy_option,
     print_plain,
     toolset_option,
 )
@@ -34,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="plan files (.json, .jsonl, .txt completions, .wf DSL), or - for "
                         "standard input")
     toolset_option(parser)
+    policy_option(parser)
+    parser.add_argument("--prefix", action="store_true",
+                        help="the plans are prefixes of trajectories still running: a "
+                        "`require A` that can still be met is not a violation")
     parser.add_argument("--format", choices=tuple(FORMATS), default=None,
                         help="output format: " + "; ".join(
                             f"{name}: {description}" for name, (_, description)
@@ -73,8 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="auto", help="read references to earlier results in this "
                         "syntax only (default: detected per input)")
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
-                        help="time limit of --explain's solver per plan, in milliseconds "
-                        "(default: 2000)")
+                        help="time limit of the solver (--explain, --policy) per plan, in "
+                        "milliseconds (default: 2000); a policy check past it is a PC814 error")
     parser.add_argument("--max-size", metavar="SIZE", default=None,
                         help="refuse (PC006) a plan file, completion or JSONL record larger "
                         "than SIZE bytes; K, M and G suffixes (default: 16M)")
@@ -109,9 +115,21 @@ def run(args: argparse.Namespace) -> int:
         print_plain(toolset_diagnostics)
         return EXIT_ERROR
     phases = []
-    if args.timeout_ms is not None and (args.timeout_ms < 0 or not args.explain):
+    policy = args.policy if args.policy is not None else config.policy
+    if args.timeout_ms is not None and (args.timeout_ms < 0
+                                        or not (args.explain or policy is not None)):
         raise UsageError("--timeout-ms must be 0 or more" if args.timeout_ms < 0
-                         else "--timeout-ms limits --explain; give --explain too")
+                         else "--timeout-ms limits --explain and --policy; give one of them")
+    if args.prefix and policy is None:
+        raise UsageError("--prefix says how to read policies; give --policy too")
+    if policy is not None:
+        from plancheck.smt.policy_check import DEFAULT_TIMEOUT_MS, policy_phase
+
+        solver_ms = DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms
+        policies = load_policies_or_exit(policy, toolset, solver_ms)
+        if policies is None:
+            return EXIT_ERROR
+        phases.append(policy_phase(policies, complete=not args.prefix, timeout_ms=solver_ms))
     if args.explain:
         import functools
 

@@ -117,3 +117,42 @@ def once_each(paths: list[str], done: str) -> list[str]:
         seen[key] = path
         kept.append(path)
     return kept
+
+
+def policy_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", metavar="FILE", default=None,
+                        help="check every plan against the policies of FILE (a .wf file with "
+                        "`policy NAME { ... }` blocks): a violation is a finding (exit 1), a "
+                        "policy that cannot be used exit 2")
+
+
+def load_policies_or_exit(spec: str, toolset: Toolset, timeout_ms: int) -> Any:
+    """The :class:`~plancheck.policy.loader.PolicySet` of ``spec``, or None after printing why
+    it cannot be used (with positions in the policy file; contradictions explained by Z3)."""
+    from plancheck.policy.loader import PolicyError, load_policies
+
+    try:
+        policies = load_policies(spec, toolset)
+    except PolicyError as error:
+        _print_policy_problems(error.diagnostics, error.name or spec, error.text)
+        return None
+    from plancheck.smt.policy_lint import contradictions
+
+    found = contradictions(policies, timeout_ms=timeout_ms)
+    if found:
+        _print_policy_problems(found, policies.name, policies.text)
+        return None
+    return policies
+
+
+def _print_policy_problems(diagnostics: list[Diagnostic], name: str, text: str) -> None:
+    from plancheck.diagnostics.positions import LineIndex
+    from plancheck.render.text import TextRenderer, use_colour
+
+    source = LineIndex(text)
+    renderer = TextRenderer(colour=use_colour(sys.stderr), lines_for=lambda _file: source)
+    for diagnostic in diagnostics:
+        print(renderer.render(diagnostic.with_context(file=name, record=None)),
+              file=sys.stderr)
+    print(f"plancheck: the policy file {name} cannot be used; nothing was checked",
+          file=sys.stderr)

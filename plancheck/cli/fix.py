@@ -11,14 +11,21 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+from plancheck.cli.common import (
+    load_policies_or_exit,
+    load_toolset_or_exit,
+    policy_option,
+    print_plain,
+    toolset_option,
+)
 
 if TYPE_CHECKING:
     from plancheck.compiler.driver import Report
     from plancheck.diagnostics.model import Diagnostic
+    from plancheck.ir.nodes import Toolset
     from plancheck.smt.repair import RepairResult
 
 
@@ -27,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--in-place", action="store_true",
                         help="rewrite FILE (a JSON plan) instead of printing the repaired plan")
     toolset_option(parser)
+    policy_option(parser)
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
                         help="time limit of the solver in milliseconds (default: 2000)")
 
@@ -73,11 +81,66 @@ def run(args: argparse.Namespace) -> int:
         print("plancheck fix: no repair found", file=sys.stderr)
         return EXIT_FINDINGS
     _explain(report, result)
-    text = dump_json(result.plan) + "\n"
+    repaired = result.plan
+    if args.policy is not None:
+        if args.in_place and not isinstance(report.value, list):
+            print("plancheck: error: --in-place with --policy rewrites JSON plan arrays only",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        policies = load_policies_or_exit(args.policy, toolset, timeout_ms)
+        if policies is None:
+            return EXIT_ERROR
+        kept = _repair_policies(repaired, toolset, policies, timeout_ms)
+        if kept is None:
+            return EXIT_FINDINGS
+        repaired = kept
+    text = dump_json(repaired) + "\n"
     if not args.in_place:
         sys.stdout.write(text)
         return EXIT_OK
     return _write_in_place(args.file, report, result, text)
+
+
+def _repair_policies(document: list[dict[str, Any]], toolset: Toolset, policies: Any,
+                     timeout_ms: int) -> list[dict[str, Any]] | None:
+    """``document`` with the fewest deletions and value changes that keep every policy, or
+    None after saying why there is none."""
+    from plancheck.compiler.driver import check_in_memory
+    from plancheck.smt.policy_repair import repair_policies
+
+    plan = check_in_memory(document, toolset, name="<repaired>").plan
+    if plan is None:
+        print("plancheck fix: the repaired plan cannot be read for its policies",
+              file=sys.stderr)
+        return None
+    repair = repair_policies(plan, document, policies, timeout_ms=timeout_ms)
+    if repair.status == "timeout":
+        print(f"plancheck fix: the policy repair did not finish within {timeout_ms} ms; "
+              "raise --timeout-ms", file=sys.stderr)
+        return None
+    if repair.status == "unrepairable" or repair.document is None:
+        print("plancheck fix: no deletion of steps or change of values satisfies every "
+              "policy (a `require` no step meets needs a call the plan lacks)", file=sys.stderr)
+        return None
+    for position in repair.deleted:
+        print(f"policy: deleted step {position} (`{document[position].get('agent')}`)",
+              file=sys.stderr)
+    for position, name, old, new in repair.changed:
+        print(f"policy: changed `{name}` of step {position} from {old!r} to {new!r}",
+              file=sys.stderr)
+    if repair.status == "repaired":
+        from plancheck.smt.policy_check import policy_phase
+
+        again = check_in_memory(repair.document, toolset, name="<repaired>",
+                                extra_phases=[policy_phase(policies, timeout_ms=timeout_ms)])
+        if not again.ok:  # say so rather than print a plan that still fails
+            _render([again], again.errors)
+            print("plancheck fix: the plan the policy repair left does not check clean",
+                  file=sys.stderr)
+            return None
+        print(f"plancheck fix: {repair.cost} policy edit{'s' if repair.cost != 1 else ''}; "
+              "the plan keeps every policy", file=sys.stderr)
+    return repair.document
 
 
 def _render(reports: Sequence[Report], diagnostics: Sequence[Diagnostic]) -> None:

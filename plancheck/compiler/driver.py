@@ -223,22 +223,23 @@ def check_unit(
 
 
 def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | None = None,
-                    *, name: str = "<plan>") -> Report:
+                    *, name: str = "<plan>", extra_phases: Iterable[PlanPhase] = ()) -> Report:
     """Check a plan held in memory, an IR plan or a JSON value (no source text: spans keep
     their JSON pointers and no line numbers)."""
     positions = Positions(name, LineIndex(""))
     if isinstance(plan, Plan):
-        return check_unit(PlanUnit(name, None, positions, plan=plan), toolset, options)
+        return check_unit(PlanUnit(name, None, positions, plan=plan), toolset, options,
+                          extra_phases)
     if not isinstance(plan, list) or not plan or not isinstance(plan[0], dict) or \
             not PLAN_STEP_KEYS.intersection(plan[0]):  # not plainly a plan: maybe tool calls
         from plancheck.compiler.callshapes import call_unit
 
         calls = call_unit(plan, name, positions)
         if calls is not None:
-            return check_unit(calls, toolset, options)
+            return check_unit(calls, toolset, options, extra_phases)
     unit = PlanUnit(name, None, positions, value=plan, has_value=True,
                     root=Span(name, pointer=""))
-    return check_unit(unit, toolset, options)
+    return check_unit(unit, toolset, options, extra_phases)
 
 
 def internal_error(error: BaseException) -> Diagnostic:

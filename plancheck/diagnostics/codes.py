@@ -2,8 +2,9 @@
 
 ``PC0xx`` driver and environment, ``PC1xx`` parsing and plan shape, ``PC2xx`` name
 resolution, ``PC3xx`` types and flows, ``PC4xx`` dependencies, ``PC5xx`` symbolic execution,
-``PC6xx`` comparison with a gold plan, ``PC7xx`` tool pools. ``plancheck explain CODE`` prints
-an entry.
+``PC6xx`` comparison with a gold plan, ``PC7xx`` tool pools, ``PC8xx`` policies (rules users
+write on the calls of a plan: their violations, and policy files that cannot be used).
+``plancheck explain CODE`` prints an entry.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ PHASES = {
     "5": "interpretation",
     "6": "gold comparison",
     "7": "toolset",
+    "8": "policy",
 }
 
 # The paper's Table 18: fine FPoF types grouped into three top-level categories.
@@ -289,6 +291,58 @@ _ALL = [
     _c("PC710", "repeated-definition", W, "A tool is defined twice, identically.",
        "The pool lists the same definition more than once; the copies are ignored. "
        "Definitions that differ are an error (PC702)."),
+    # ---------------------------------------------------------------- policies
+    # A violation takes the severity of its rule (deny: error, warn: warning).
+    _c("PC801", "policy-require-before", E, "A call runs before the call a policy requires "
+       "first.",
+       "A rule `require A before B` holds when every call of B has a call of A somewhere before "
+       "it. The label is at the call of B; the note names the rule and where the policy file "
+       "states it."),
+    _c("PC802", "policy-forbid-after", E, "A call runs after a call that a policy says must "
+       "not precede it.",
+       "A rule `forbid A after B` holds when no call of A comes after a call of B. The label is "
+       "at the call of A, the secondary label at the earlier call of B."),
+    _c("PC803", "policy-count", E, "A tool is called more often than a policy allows.",
+       "A rule `at most N A` allows N calls of A in the whole plan (`at most N A per W calls`: "
+       "in any W consecutive calls). The label is at the first call over the limit; the "
+       "secondary labels at the N calls before it."),
+    _c("PC804", "policy-argument", E, "An argument breaks a policy's predicate.",
+       "A rule `require T.path OP VALUE` (or `forbid ...`) constrains an argument with a "
+       "comparison, `matches REGEX` (the whole value) or `in [...]`; `unless C before` excuses "
+       "the calls that come after a call of C. An argument the call does not pass, or whose "
+       "value is a reference to a result not yet known, does not fire the rule."),
+    _c("PC805", "policy-flow", E, "A value flows where a policy forbids it.",
+       "A rule `forbid flow from A[.path] to B.arg` holds when no value returned by a call of A "
+       "reaches that argument of B, directly or through other calls (taint passes through a "
+       "call that received it). Flows are explicit references and, in the guard, values the "
+       "model copied from an earlier result (provenance: an exact copy, or a shared substring "
+       "of 8 characters or more)."),
+    _c("PC806", "policy-required-call", E, "A complete plan lacks a call a policy requires.",
+       "A rule `require A` holds when the plan calls A somewhere. A prefix of a plan (a guard "
+       "still running, `--prefix`) can still meet it and is not a violation."),
+    _c("PC810", "policy-invalid", E, "A policy file cannot be used.",
+       "The file declares no policy, or a rule is malformed: a regular expression that does not "
+       "compile, `in` without a list, a count or window below the smallest that means "
+       "anything. Nothing was checked against it (exit 2)."),
+    _c("PC811", "policy-unknown-name", E, "A policy names a tool, family or argument the pool "
+       "lacks.",
+       "Every tool name, family and argument path of a rule must exist in the tool pool the "
+       "plans are checked against (a glob must match one of its tools). The help suggests the "
+       "closest names. Nothing was checked against the policy (exit 2)."),
+    _c("PC812", "policy-vacuous", E, "A policy rule can never hold or never fire.",
+       "A rule that no trace can satisfy (`require A before A`, `at most -1 A`, `require T.x in "
+       "[]`) or that no call can trigger (a comparison with a value that is not a number, a "
+       "glob that matches no tool of the pool) is a mistake in the policy, not a constraint. "
+       "Nothing was checked against it (exit 2)."),
+    _c("PC813", "policy-contradiction", E, "Two policy rules contradict each other.",
+       "No plan can satisfy these rules together: Z3 found them unsatisfiable as a set, and the "
+       "labels are a minimal such set (for instance `require deploy` and `at most 0 deploy`, or "
+       "`transfer.amount <= 100` and `transfer.amount >= 500` with no `unless`). Nothing was "
+       "checked against the policy (exit 2)."),
+    _c("PC814", "policy-timeout", E, "The policy check ran out of time.",
+       "The solver deciding the policy rules on this plan did not finish within `--timeout-ms`. "
+       "The plan was not shown to satisfy its policies, so this is an error: raise the limit "
+       "to decide it."),
 ]
 
 CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}

@@ -16,6 +16,7 @@ from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
+from plancheck.dsl.policy_ast import PolicyDecl
 from plancheck.ir.nodes import (
     Argument,
     Family,
@@ -49,6 +50,7 @@ class DslModule:
 
     toolsets: list[Toolset] = field(default_factory=list)
     plans: list[Plan] = field(default_factory=list)
+    policies: list[PolicyDecl] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -80,11 +82,16 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
         for item in tree.children:
             if item.data == "toolset":
                 module.toolsets.append(builder.toolset(item))
+            elif item.data == "policy":
+                from plancheck.dsl.policy_builder import build_policy
+
+                module.policies.append(build_policy(item, builder.span, builder.json_value))
             else:
                 module.plans.append(builder.plan(item))
     except _TooDeep as error:
         module.toolsets.clear()
         module.plans.clear()
+        module.policies.clear()
         module.diagnostics.append(make(
             "PC114", f"syntax error: a value nested more than {MAX_VALUE_DEPTH} levels deep",
             primary=error.span, label="this value", data={"max_depth": MAX_VALUE_DEPTH}))
@@ -110,6 +117,8 @@ _TOKEN_DESCRIPTIONS = {
     "EQUAL": "`=`",
     "COLON": "`:`",
     "__ANON_0": "`<:`",
+    "TOOLGLOB": "a tool glob like delete_*",
+    "COMPARISON": "a comparison (<, <=, ==, !=, >=, >)",
 }
 
 

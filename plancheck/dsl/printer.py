@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from plancheck.dsl.policy_ast import PolicyDecl
 from plancheck.ir.nodes import (
     Literal,
     MalformedReference,
@@ -200,4 +201,11 @@ def toolset_to_dsl(toolset: Toolset) -> str:
         targets = sorted(t for s, t in toolset.flows if s == source)
         lines.append(f"  flow {_name(source)} -> " + ", ".join(_name(t) for t in targets))
     lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def policy_to_dsl(policy: PolicyDecl) -> str:
+    """A policy as DSL source: each rule on a line of its own, as it is written."""
+    header = f"policy {_name(policy.name)}{_doc(policy.doc)} {{"
+    lines = [header, *(f"  {rule}" for rule in policy.rules), "}"]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,150 @@
+"""The syntax of policies (``policy NAME { ... }``), as the parser reads it.
+
+Plain data with spans: what a rule means is :mod:`plancheck.policy.semantics`, and which tools
+a pattern names is decided there, against a pool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plancheck.diagnostics.span import NO_SPAN, Span
+from plancheck.ir.nodes import JSONValue
+
+# Rule kinds, in the order ``plancheck explain`` lists their codes.
+REQUIRE_BEFORE = "require_before"
+FORBID_AFTER = "forbid_after"
+AT_MOST = "at_most"
+ARGUMENT = "argument"
+FLOW = "flow"
+REQUIRE_CALL = "require_call"
+RULE_KINDS = (REQUIRE_BEFORE, FORBID_AFTER, AT_MOST, ARGUMENT, FLOW, REQUIRE_CALL)
+
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+PREDICATE_OPS = (*COMPARISONS, "matches", "in", "not in")
+
+PathKey = str | int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPattern:
+    """Which calls a rule is about: one tool (``name``), a glob over tool names (``glob``:
+    ``delete_*``) or every tool of a workflow family (``family``)."""
+
+    kind: str  # name | glob | family
+    text: str
+    span: Span = NO_SPAN
+
+    def __str__(self) -> str:
+        if self.kind == "family":
+            return f"family {self.text}"
+        if self.kind == "name" and not _is_plain_name(self.text):
+            return _quote(self.text)
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentPath:
+    """A value inside a call's arguments (``transfer.amount``, ``post.recipients.0``), or inside
+    a call's result when it is the source of a flow (an empty path: the whole result)."""
+
+    tool: ToolPattern
+    path: tuple[PathKey, ...]
+    span: Span = NO_SPAN
+
+    def __str__(self) -> str:
+        keys = "".join(f".{_key_text(k)}" for k in self.path)
+        return f"{self.tool}{keys}"
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    op: str  # one of PREDICATE_OPS
+    value: JSONValue  # the bound; a regular expression for `matches`; a list for `in`
+    span: Span = NO_SPAN
+
+    def __str__(self) -> str:
+        import json
+
+        return f"{self.op} {json.dumps(self.value)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule. Which fields are set depends on ``kind``:
+
+    * ``require_before``: ``first`` must have run before every ``second``;
+    * ``forbid_after``: no ``first`` once a ``second`` has run;
+    * ``require_call``: ``first`` runs somewhere in a complete plan;
+    * ``at_most``: at most ``count`` calls of ``first`` (in any ``window`` consecutive calls);
+    * ``argument``: ``target`` satisfies ``predicate`` (``forbid``: does not), unless an
+      ``unless`` call ran before;
+    * ``flow``: no value of ``source`` reaches ``target``, directly or through other calls.
+    """
+
+    kind: str
+    severity: str = "deny"  # deny (an error) | warn (a warning)
+    first: ToolPattern | None = None
+    second: ToolPattern | None = None
+    count: int = 0
+    window: int | None = None
+    target: ArgumentPath | None = None
+    predicate: Predicate | None = None
+    forbid: bool = False
+    unless: ToolPattern | None = None
+    source: ArgumentPath | None = None
+    span: Span = NO_SPAN
+    policy: str = ""
+
+    def __str__(self) -> str:
+        prefix = "warn " if self.severity == "warn" else ""
+        return prefix + self.body()
+
+    def body(self) -> str:
+        """The rule as it is written, without its severity."""
+        if self.kind == REQUIRE_BEFORE:
+            return f"require {self.first} before {self.second}"
+        if self.kind == FORBID_AFTER:
+            return f"forbid {self.first} after {self.second}"
+        if self.kind == REQUIRE_CALL:
+            return f"require {self.first}"
+        if self.kind == AT_MOST:
+            window = f" per {self.window} calls" if self.window is not None else ""
+            return f"at most {self.count} {self.first}{window}"
+        if self.kind == FLOW:
+            return f"forbid flow from {self.source} to {self.target}"
+        unless = f" unless {self.unless} before" if self.unless is not None else ""
+        return f"{'forbid' if self.forbid else 'require'} {self.target} {self.predicate}{unless}"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyDecl:
+    name: str
+    rules: tuple[Rule, ...]
+    span: Span = NO_SPAN
+    doc: str = ""
+
+
+# Words of the grammar: a tool or key spelled like one is printed quoted.
+KEYWORDS = frozenset({
+    "after", "any", "at", "before", "calls", "deny", "doc", "false", "family", "flow", "from",
+    "in", "matches", "most", "not", "null", "out", "per", "plan", "policy", "require",
+    "forbid", "step", "to", "tool", "toolset", "true", "type", "unless", "uses", "warn",
+})
+
+
+def _is_plain_name(text: str) -> bool:
+    import re
+
+    return text not in KEYWORDS and \
+        re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*", text) is not None
+
+
+def _quote(text: str) -> str:
+    import json
+
+    return json.dumps(text)
+
+
+def _key_text(key: PathKey) -> str:
+    return str(key) if isinstance(key, int) or _is_plain_name(key) else _quote(key)

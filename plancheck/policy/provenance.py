@@ -1,0 +1,118 @@
+"""Provenance: where a value in a call's arguments came from, when the model did not say.
+
+Chat APIs and MCP pass values, not references: a model that sends the text it fetched writes
+the text itself. After each result is recorded, a later argument is an *inferred flow* from
+that result when
+
+* it equals a string or a number the result holds (``exact``; booleans and null are too
+  common to be evidence); or
+* for strings of 8 characters or more, one holds the other: the argument is a part of a string
+  of the result, or a string of the result (8 characters or more) is a part of the argument
+  (``contained``).
+
+Both lookups go through indexes built when a result is recorded (every value; every
+8-character window of every string), so the cost of a call's inference depends on its
+arguments, not on how many results came before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from plancheck.dsl.policy_ast import PathKey
+from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn
+
+GRAM = 8  # the shortest string whose containment is evidence of a copy
+MAX_SOURCES = 4  # sources kept per value: enough to name them, bounded in memory
+
+
+def leaves(value: Any, path: tuple[PathKey, ...] = (), depth: int = 0
+           ) -> Iterator[tuple[tuple[PathKey, ...], Any]]:
+    """Every scalar inside a JSON value with its path. A string that holds JSON (the text of an
+    MCP result is often a JSON document) is read into as well."""
+    if depth > 64:
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from leaves(item, (*path, str(key)), depth + 1)
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from leaves(item, (*path, position), depth + 1)
+    else:
+        yield path, value
+        if isinstance(value, str) and value[:1] in ("{", "[") and len(value) > 1:
+            try:
+                inner = json.loads(value)
+            except (ValueError, RecursionError):
+                return
+            yield from leaves(inner, path, depth + 1)
+
+
+def _key(value: Any) -> tuple[str, Any] | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return ("n", float(value))
+    if isinstance(value, str) and value:
+        return ("s", value)
+    return None
+
+
+class Provenance:
+    """The values of the results recorded so far, indexed for the two lookups."""
+
+    def __init__(self) -> None:
+        self._exact: dict[tuple[str, Any], list[tuple[int, tuple[PathKey, ...]]]] = {}
+        self._texts: list[tuple[int, tuple[PathKey, ...], str]] = []
+        self._windows: dict[str, list[int]] = {}  # 8-character window -> texts holding it
+        self._starts: dict[str, list[int]] = {}  # first 8 characters -> texts starting so
+
+    def record(self, index: int, result: Any) -> None:
+        """Index the result of call ``index``."""
+        for path, value in leaves(result):
+            key = _key(value)
+            if key is None:
+                continue
+            sources = self._exact.setdefault(key, [])
+            if len(sources) < MAX_SOURCES:
+                sources.append((index, path))
+            if isinstance(value, str) and len(value) >= GRAM:
+                text_id = len(self._texts)
+                self._texts.append((index, path, value))
+                self._starts.setdefault(value[:GRAM], []).append(text_id)
+                for window in {value[i:i + GRAM] for i in range(len(value) - GRAM + 1)}:
+                    self._windows.setdefault(window, []).append(text_id)
+
+    def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
+        """The inferred flows into a call's arguments, one per (argument, source call)."""
+        found: dict[tuple[tuple[PathKey, ...], int], FlowIn] = {}
+        for path, value in leaves(arguments):
+            key = _key(value)
+            if key is None:
+                continue
+            for index, source_path in self._exact.get(key, ()):
+                found.setdefault((path, index), FlowIn(path, index, source_path, EXACT))
+            if isinstance(value, str) and len(value) >= GRAM:
+                for text_id in self._containing(value):
+                    index, source_path, _ = self._texts[text_id]
+                    found.setdefault((path, index), FlowIn(path, index, source_path, CONTAINED))
+        return list(found.values())
+
+    def _containing(self, value: str) -> list[int]:
+        """The recorded texts that hold ``value`` or that ``value`` holds."""
+        hits: list[int] = []
+        # Every text holding the value holds each of its windows: look up the rarest of three.
+        ends = (0, (len(value) - GRAM) // 2, len(value) - GRAM)
+        candidates = min((self._windows.get(value[i:i + GRAM], ()) for i in ends), key=len)
+        for text_id in candidates:
+            if value in self._texts[text_id][2]:
+                hits.append(text_id)
+        seen = set(hits)
+        for start in range(len(value) - GRAM + 1):
+            for text_id in self._starts.get(value[start:start + GRAM], ()):
+                if text_id not in seen and self._texts[text_id][2] in value:
+                    seen.add(text_id)
+                    hits.append(text_id)
+        return hits
