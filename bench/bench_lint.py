@@ -1,6 +1,11 @@
 """Linting speed: the command line on one small plan, and in-process ``check()``.
 
     python bench/bench_lint.py            # prints medians; exits 1 if a budget is exceeded
+    python bench/bench_lint.py --against TREE   # the in-process rows, this tree against TREE
+
+``--against`` (see ``bench_compare_trees.py``) times the in-process rows in CPU time on the
+plancheck of this checkout and on that of another checkout (a worktree of an older commit, say),
+in alternating child processes, and prints each side's median and their ratio.
 
 Budgets (from the issues): CLI on one small plan, process start included, <= 80 ms median wall
 (issue 15; measured as by ``bench_startup.py``, which also times ``--version`` and ``--help``);
@@ -14,6 +19,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 TYPICAL = [  # a 3-step chain, the benchmark's average depth
     {"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
@@ -43,7 +49,10 @@ def cli_median_ms(runs: int = 21) -> tuple[float, float]:
     return measure({CLI_SMALL_PLAN: command}, runs=runs)[CLI_SMALL_PLAN][0], budget
 
 
-def check_median_us(*, types: bool, interpret: bool, rounds: int = 41, loops: int = 500) -> float:
+def check_median_us(*, types: bool, interpret: bool, rounds: int = 41, loops: int = 500,
+                    clock: Callable[[], float] = time.perf_counter) -> float:
+    """Median µs of ``plancheck.check()`` on :data:`TYPICAL` (``clock``: wall time unless
+    told)."""
     import plancheck
 
     toolset = plancheck.load_toolset()
@@ -51,21 +60,53 @@ def check_median_us(*, types: bool, interpret: bool, rounds: int = 41, loops: in
     assert plancheck.check(plan, toolset).ok
     samples = []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(loops):
             plancheck.check(plan, toolset, types=types, interpret=interpret)
-        samples.append((time.perf_counter() - start) / loops)
+        samples.append((clock() - start) / loops)
     return statistics.median(samples) * 1e6
 
 
+# The in-process rows: name -> check_median_us's options (what --against compares).
+IN_PROCESS: dict[str, dict[str, bool]] = {
+    "check_core_us": {"types": False, "interpret": False},
+    "check_full_static_us": {"types": True, "interpret": True},
+}
+
+
+def serve(loops: int = 200) -> None:
+    """Answer ``bench_compare_trees.py``: a first line naming the plancheck imported and its
+    build, then for each row name read from stdin the CPU µs per check of ``loops`` checks."""
+    import plancheck
+    from plancheck.build_info import build_info
+
+    toolset = plancheck.load_toolset()
+    plan = json.loads(json.dumps(TYPICAL))
+    assert plancheck.check(plan, toolset).ok
+    print(json.dumps({"source": plancheck.__file__, "build": build_info().label}), flush=True)
+    for line in sys.stdin:
+        options = IN_PROCESS[line.strip()]
+        start = time.process_time()
+        for _ in range(loops):
+            plancheck.check(plan, toolset, **options)
+        print((time.process_time() - start) / loops * 1e6, flush=True)
+
+
 def main() -> int:
+    if "--serve" in sys.argv:  # a child of --against: the plancheck on PYTHONPATH
+        serve()
+        return 0
+    if "--against" in sys.argv:
+        from bench_compare_trees import main as compare
+
+        return compare(sys.argv[1:])
     from plancheck.build_info import build_info
 
     print(f"build: {build_info().label}")
     results = {
         "cli_small_plan_ms": cli_median_ms(),
-        "check_core_us": (check_median_us(types=False, interpret=False), 50.0),
-        "check_full_static_us": (check_median_us(types=True, interpret=True), 100.0),
+        "check_core_us": (check_median_us(**IN_PROCESS["check_core_us"]), 50.0),
+        "check_full_static_us": (check_median_us(**IN_PROCESS["check_full_static_us"]), 100.0),
     }
     failed = False
     for name, (value, budget) in results.items():
