@@ -20,6 +20,8 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 TYPICAL = [  # a 3-step chain, the benchmark's average depth
     {"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
@@ -74,21 +76,34 @@ IN_PROCESS: dict[str, dict[str, bool]] = {
 }
 
 
+def _json_plan_checker(toolset: Any, plan: Any) -> Callable[[], object]:
+    """The batch scorer's check of a JSON plan (``check_json_plan``: every rule, the plan read
+    straight from its JSON), compared by --against beside the in-process rows."""
+    from plancheck.compiler.checker import check_json_plan
+
+    return lambda: check_json_plan(plan, toolset).codes()
+
+
 def serve(loops: int = 200) -> None:
     """Answer ``bench_compare_trees.py``: a first line naming the plancheck imported and its
-    build, then for each row name read from stdin the CPU µs per check of ``loops`` checks."""
+    build, then for each row name read from stdin the CPU µs per check of ``loops`` checks
+    (the in-process rows, and ``check_json_plan_us``)."""
     import plancheck
     from plancheck.build_info import build_info
 
     toolset = plancheck.load_toolset()
     plan = json.loads(json.dumps(TYPICAL))
     assert plancheck.check(plan, toolset).ok
+    rows: dict[str, Callable[[], object]] = {
+        name: partial(plancheck.check, plan, toolset, **options)
+        for name, options in IN_PROCESS.items()}
+    rows["check_json_plan_us"] = _json_plan_checker(toolset, plan)
     print(json.dumps({"source": plancheck.__file__, "build": build_info().label}), flush=True)
     for line in sys.stdin:
-        options = IN_PROCESS[line.strip()]
+        run = rows[line.strip()]
         start = time.process_time()
         for _ in range(loops):
-            plancheck.check(plan, toolset, **options)
+            run()
         print((time.process_time() - start) / loops * 1e6, flush=True)
 
 
