@@ -8,17 +8,19 @@ ordered with its phase):
 * :meth:`Rule.clean`, on a step read from JSON (a candidate, see
   :mod:`plancheck.checks.view`): whether the rule's check of the step could find nothing it
   cannot report from the JSON. The step is settled (never lowered) when every rule says so;
-* :meth:`Rule.step`, on each step in the order listed: ``view.settled`` says whether it is
-  settled (work from ``view.bindings`` and ``view.fields``) or not (work from ``view.ir``,
-  its IR);
-* :meth:`Rule.lowered`, instead of :meth:`Rule.step` for a rule with nothing to do on a
-  settled step: called on each step that is not settled;
+* :meth:`Rule.step`, on each step in the order listed, settled or not (for a rule that needs
+  only what the view gives both ways: ``view.call_key()``, the number, the tool);
+* or instead, for a rule that works from the JSON of a settled step: :meth:`Rule.settled` on
+  each settled step (work from ``view.bindings`` and ``view.fields``) and
+  :meth:`Rule.lowered` on each step that is not settled (work from ``view.ir``, its IR),
+  either left out when the rule has nothing to do on such a step. The walk calls the one
+  that fits, so a hook never asks which kind of step it has;
 * :meth:`Rule.finish`, after the last step.
 
 A rule keeps nothing itself (one object serves every plan): what it carries from step to step
 goes in ``context.state`` under its name. A rule whose :meth:`Rule.step` only uses what the
-view gives in both ways (``view.call_key()``, the number, the tool) needs no :meth:`clean`;
-``view.step()`` gives the IR of any step, lowering a settled one on demand.
+view gives in both ways needs no :meth:`clean`; ``view.step()`` gives the IR of any step,
+lowering a settled one on demand.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ FACTS = frozenset({"flow"})
 # The options that switch rules on: none (always on), the type checks, symbolic execution,
 # and unreachable results (only with symbolic execution, PC503 being off by default).
 OPTIONS = ("", "types", "interpret", "unreachable")
+HOOKS = frozenset({"start", "clean", "step", "settled", "lowered", "finish"})
 
 
 class Rule:
@@ -44,8 +47,9 @@ class Rule:
     def __init__(self, name: str, phase: str, codes: tuple[str, ...], *,
                  hooks: tuple[str, ...] = ("step",), needs: tuple[str, ...] = (),
                  option: str = "") -> None:
-        assert set(hooks) <= {"start", "clean", "step", "lowered", "finish"}, hooks
-        assert not {"step", "lowered"} <= set(hooks), "step or lowered, not both"
+        assert set(hooks) <= HOOKS, hooks
+        assert "step" not in hooks or not {"settled", "lowered"} & set(hooks), \
+            "step, or settled and lowered"
         assert set(needs) <= FACTS, needs
         assert option in OPTIONS, option
         self.name = name
@@ -65,7 +69,10 @@ class Rule:
         return True
 
     def step(self, view: StepView, context: CheckContext) -> None:
-        """Check one step."""
+        """Check one step, settled or not."""
+
+    def settled(self, view: StepView, context: CheckContext) -> None:
+        """Check one settled step (``view.bindings``, ``view.fields``: its JSON as read)."""
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         """Check one step that is not settled (``view.ir`` is its IR)."""

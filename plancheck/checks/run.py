@@ -30,9 +30,9 @@ class OnePass(CheckContext):
 
     def start(self) -> None:
         findings = self.findings
-        for rule in self.rules.starters:
-            findings.phase = rule.rank
-            rule.start(self)
+        for rank, start in self.rules.start_hooks:
+            findings.phase = rank
+            start(self)
 
     def step(self, view: StepView) -> None:
         """Check one step; a candidate (a step read from JSON) is settled when every rule
@@ -41,26 +41,23 @@ class OnePass(CheckContext):
         rules = self.rules
         tables = self.tables
         if view.entry is not None and tables is not None and view.read_inputs(tables.literals):
-            for rule in rules.cleaners:
-                if not rule.clean(view, self):
+            for clean in rules.clean_hooks:
+                if not clean(view, self):
                     break
             else:
                 view.settled = True
-                for rule in rules.on_settled:
-                    findings.phase = rule.rank
-                    rule.step(view, self)
+                for rank, hook in rules.settled_hooks:
+                    findings.phase = rank
+                    hook(view, self)
                 return
         if view.ir is None:
             view.ir = self.facts.step(view.position)
-        for rule, lowered_only in rules.on_lowered:
-            findings.phase = rule.rank
-            if lowered_only:
-                rule.lowered(view, self)
-            else:
-                rule.step(view, self)
+        for rank, hook in rules.lowered_hooks:
+            findings.phase = rank
+            hook(view, self)
 
     def finish(self) -> None:
         findings = self.findings
-        for rule in self.rules.finishers:
-            findings.phase = rule.rank
-            rule.finish(self)
+        for rank, finish in self.rules.finish_hooks:
+            findings.phase = rank
+            finish(self)

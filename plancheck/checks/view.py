@@ -14,6 +14,7 @@ is *settled*: it is never lowered, unless a diagnostic or a rule asks for its IR
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
 
 from plancheck.checks.tables import ToolEntry
@@ -56,8 +57,10 @@ class StepView:
         self.signature = signature  # None when the pool does not know the tool
         self.fields = fields  # a candidate's JSON fields
         self.entry = entry  # a candidate's tool, as the fast path looks it up
-        self.bindings: list[JsonInput] = []  # a candidate's inputs, once read
-        self.producers: list[int] = []  # the positions its references read, once resolved
+        # A candidate's inputs, once read; the positions its references read, once resolved
+        # (lists made then: most steps of a lowered plan are no candidates).
+        self.bindings: Sequence[JsonInput] = ()
+        self.producers: Sequence[int] = ()
         self.refs: StepReferences | None = None  # what resolving its IR references found
         self.settled = False
 
@@ -82,7 +85,8 @@ class StepView:
         fields = self.fields
         if fields is None:
             return False
-        bindings = self.bindings
+        bindings: list[JsonInput] = []
+        self.bindings = bindings
         for name, value in fields[4].items():
             if type(value) is not str:
                 return False

@@ -23,17 +23,18 @@ class Dependencies(Rule):
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__("dependencies", "dependencies", ("PC401", "PC402", "PC403"))
+        super().__init__("dependencies", "dependencies", ("PC401", "PC402", "PC403"),
+                         hooks=("settled", "lowered"))
 
-    def step(self, view: StepView, context: CheckContext) -> None:
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        step, found = view.ir, view.refs
+        assert step is not None, "a step that is not settled has its IR"
+        assert found is not None, "the references rule runs first"
+        check_step_dependencies(step, found.referenced, found.broken, found.unkeyed,
+                                context.toolset.max_predecessors, context.findings)
+
+    def settled(self, view: StepView, context: CheckContext) -> None:
         limit = context.toolset.max_predecessors
-        if not view.settled:
-            step, found = view.ir, view.refs
-            assert step is not None, "a step that is not settled has its IR"
-            assert found is not None, "the references rule runs first"
-            check_step_dependencies(step, found.referenced, found.broken, found.unkeyed,
-                                    limit, context.findings)
-            return
         fields = view.fields
         assert fields is not None
         dependence, content = fields[2], fields[3]

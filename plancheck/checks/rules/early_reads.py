@@ -12,17 +12,18 @@ class EarlyReads(Rule):
     __slots__ = ()
 
     def __init__(self) -> None:
-        super().__init__("early reads", "early reads", ("PC501",), needs=("flow",),
-                         option="interpret")
+        super().__init__("early reads", "early reads", ("PC501",), hooks=("settled", "lowered"),
+                         needs=("flow",), option="interpret")
 
-    def step(self, view: StepView, context: CheckContext) -> None:
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        flow, step = context.flow, view.ir
+        assert flow is not None, "declared: needs the flow"
+        assert step is not None, "a step that is not settled has its IR"
+        flow.run_step(step, context.toolset, context.findings)
+
+    def settled(self, view: StepView, context: CheckContext) -> None:
         flow = context.flow
         assert flow is not None, "declared: needs the flow"
-        if not view.settled:
-            step = view.ir
-            assert step is not None, "a step that is not settled has its IR"
-            flow.run_step(step, context.toolset, context.findings)
-            return
         # A settled step's references read earlier steps of known tools, all of whose
         # outputs are made: none is read early.
         index, signature = view.index, view.signature

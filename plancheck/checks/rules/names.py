@@ -20,19 +20,19 @@ class ToolsAndKeys(Rule):
 
     def __init__(self) -> None:
         super().__init__("names", "names", ("PC201", "PC202", "PC203", "PC204"),
-                         hooks=("clean", "step"))
+                         hooks=("clean", "settled", "lowered"))
 
     def clean(self, view: StepView, context: CheckContext) -> bool:
         fields, signature = view.fields, view.signature
         assert fields is not None and signature is not None
         return inputs_pass(fields[4].keys(), signature)
 
-    def step(self, view: StepView, context: CheckContext) -> None:
-        if not view.settled:
-            step = view.ir
-            assert step is not None, "a step that is not settled has its IR"
-            context.resolver.check_step(step, context.findings)
-            return
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        step = view.ir
+        assert step is not None, "a step that is not settled has its IR"
+        context.resolver.check_step(step, context.findings)
+
+    def settled(self, view: StepView, context: CheckContext) -> None:
         fields, signature = view.fields, view.signature
         assert fields is not None and signature is not None
         if outputs_differ(fields[5], signature):

@@ -19,13 +19,15 @@ class References(Rule):
 
     def clean(self, view: StepView, context: CheckContext) -> bool:
         """Every reference reads an output its (earlier, known) producer makes."""
-        facts, position, producers = context.facts, view.position, view.producers
+        facts, position = context.facts, view.position
+        producers: list[int] = []
         for _, _, parts in view.bindings:
             if parts is not None:
                 producer = clean_producer(facts, position, parts[0], parts[1])
                 if producer is None:
                     return False
                 producers.append(producer)
+        view.producers = producers
         return True
 
     def lowered(self, view: StepView, context: CheckContext) -> None:

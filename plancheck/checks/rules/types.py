@@ -17,7 +17,7 @@ class Types(Rule):
 
     def __init__(self) -> None:
         super().__init__("types", "types", ("PC301", "PC302", "PC303", "PC304"),
-                         hooks=("clean", "step"), option="types")
+                         hooks=("clean", "settled", "lowered"), option="types")
 
     def clean(self, view: StepView, context: CheckContext) -> bool:
         """Every literal is a plain path of a fitting kind."""
@@ -29,16 +29,17 @@ class Types(Rule):
                 return False
         return True
 
-    def step(self, view: StepView, context: CheckContext) -> None:
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        signature = view.signature
+        if signature is not None:
+            step, found, facts = view.ir, view.refs, context.facts
+            assert step is not None, "a step that is not settled has its IR"
+            assert found is not None, "the references rule runs first"
+            check_step_types(step, signature, found.links, facts.tools, facts,
+                             context.toolset, context.findings)
+
+    def settled(self, view: StepView, context: CheckContext) -> None:
         facts = context.facts
-        if not view.settled:
-            step, signature, found = view.ir, view.signature, view.refs
-            if signature is not None:
-                assert step is not None, "a step that is not settled has its IR"
-                assert found is not None, "the references rule runs first"
-                check_step_types(step, signature, found.links, facts.tools, facts,
-                                 context.toolset, context.findings)
-            return
         entry, tables, tools = view.entry, context.tables, facts.tools
         assert entry is not None and tables is not None, "a settled step"
         producers, read = view.producers, 0

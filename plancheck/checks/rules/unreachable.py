@@ -13,20 +13,20 @@ class Unreachable(Rule):
 
     def __init__(self) -> None:
         super().__init__("unreachable", "unreachable", ("PC503",),
-                         hooks=("start", "step", "finish"), option="unreachable")
+                         hooks=("start", "settled", "lowered", "finish"), option="unreachable")
 
     def start(self, context: CheckContext) -> None:
         context.state[self.name] = {}  # consumer position -> the positions it reads
 
-    def step(self, view: StepView, context: CheckContext) -> None:
-        if view.settled:
-            producers = view.producers
-        else:
-            found = view.refs
-            assert found is not None, "the references rule runs first"
-            producers = [link.producer for link in found.links]
-        if producers:
-            context.state[self.name][view.position] = producers
+    def settled(self, view: StepView, context: CheckContext) -> None:
+        if view.producers:
+            context.state[self.name][view.position] = list(view.producers)
+
+    def lowered(self, view: StepView, context: CheckContext) -> None:
+        found = view.refs
+        assert found is not None, "the references rule runs first"
+        if found.links:
+            context.state[self.name][view.position] = [link.producer for link in found.links]
 
     def finish(self, context: CheckContext) -> None:
         unreachable_steps(context.facts, context.state[self.name], context.findings)
