@@ -108,16 +108,12 @@ def check_json_plan(
                 toolset.tool(tool) if tool is not None else None, step)
             views.append(StepView.of_step(facts, step))
 
-    walk = OnePass(facts, toolset, findings, tables, _JSON_RULES)
-    writer = FormWriter(toolset) if form else None
-    walk.start()
-    for view in views:
-        walk.step(view)
-        if writer is not None:
-            _write(writer, view)
-    walk.finish()
-    if writer is None:
+    OnePass(facts, toolset, findings, tables, _JSON_RULES).run_views(views)
+    if not form:
         return Checked(findings, None, True)
+    writer = FormWriter(toolset)  # the steps run again, now that each is settled or not
+    for view in views:
+        _write(writer, view)
     written, complete = writer.form()
     return Checked(findings, written, complete)
 
@@ -149,14 +145,9 @@ def check_plan_steps(
     same order."""
     facts = PlanFacts.of_plan(plan, toolset)
     findings = Findings()
-    walk = OnePass(facts, toolset, findings, None,  # (no step is read from JSON)
-                   rule_set(types=types, interpret=interpret, unreachable=unreachable))
-    walk.start()
-    tools = facts.tools
-    for step in plan.steps:
-        position = step.position
-        walk.step(StepView(facts, position, step.index, step.tool, tools.get(position), step))
-    walk.finish()
+    OnePass(facts, toolset, findings, None,  # (no step is read from JSON)
+            rule_set(types=types, interpret=interpret, unreachable=unreachable)
+            ).run_steps(plan.steps)
     return findings
 
 
