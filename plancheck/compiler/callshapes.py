@@ -55,6 +55,10 @@ from plancheck.compiler.refsyntax import (
 )
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.formats.records import CALL_ARGUMENT_KEYS as ARGUMENT_KEYS
+from plancheck.formats.records import CALL_CONTAINER_KEYS as CONTAINER_KEYS
+from plancheck.formats.records import CALL_NAME_KEYS as NAME_KEYS
+from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
@@ -62,7 +66,6 @@ from plancheck.ir.schema import (
     FIELD_ALIASES,
     PLAN_STEP_KEYS,
     STEP_FIELDS,
-    WRAPPER_KEYS,
     json_type_name,
 )
 from plancheck.records import replace
@@ -71,12 +74,6 @@ if TYPE_CHECKING:
     from plancheck.compiler.units import PlanUnit
     from plancheck.diagnostics.positions import Positions
 
-NAME_KEYS = ("name", "tool", "tool_name", "api", "task", "function", "action")
-ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "param", "input", "inputs",
-                 "action_input")
-CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_nodes",
-                  "calling", "ground_truth", "result", "messages", "choices", "message",
-                  "content", "output", "function_call")
 # Members that make an object a DisasterBench plan step rather than a call.
 _PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
 

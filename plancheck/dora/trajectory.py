@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.span import escape_pointer
+from plancheck.formats.records import TRAJECTORY_ARGUMENT_KEYS as ARGUMENT_KEYS
+from plancheck.formats.records import TRAJECTORY_NAME_KEYS as NAME_KEYS
+from plancheck.formats.records import TRAJECTORY_WRAPPER_KEYS as WRAPPER_KEYS
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
-NAME_KEYS = ("tool", "name", "tool_name", "function", "action")
-ARGUMENT_KEYS = ("arguments", "args", "input", "inputs", "parameters", "params", "action_input")
-WRAPPER_KEYS = ("trajectory", "gold_trajectory", "tool_calls", "calls")
 NUMBER_KEYS = ("step", "index")
 # Members that make an object something else: a DisasterBench plan step, or a tool definition.
 _FOREIGN_KEYS = PLAN_STEP_KEYS | {"inputSchema", "input_schema"}
