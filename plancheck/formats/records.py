@@ -51,7 +51,8 @@ CALL_ARGUMENT_KEYS: Final = ("arguments", "args", "parameters", "params", "param
                              "inputs", "action_input")
 CALL_CONTAINER_KEYS: Final = ("tool_calls", "calls", "trajectory", "gold_trajectory",
                               "task_nodes", "calling", "ground_truth", "result", "messages",
-                              "choices", "message", "content", "output", "function_call")
+                              "choices", "message", "content", "output", "function_call",
+                              "candidates", "contents", "parts")
 # DORA trajectories rank names differently (a step's ``tool`` before a ``name``).
 TRAJECTORY_NAME_KEYS: Final = ("tool", "name", "tool_name", "function", "action")
 TRAJECTORY_ARGUMENT_KEYS: Final = ("arguments", "args", "input", "inputs", "parameters",
