@@ -1,6 +1,7 @@
 """A general tool-call frontend: the call shapes agent loops and tool-use corpora write.
 
-A *call shape* says where a call keeps its tool name and its arguments. Each is a few lines:
+A *call shape* says where a call keeps its tool name and its arguments. Each is a few lines,
+registered in :data:`plancheck.formats.shapes.CALL_SHAPES` (which also finds them):
 
 ==================== ======================================================================
 shape                a call is written
@@ -8,6 +9,7 @@ shape                a call is written
 ``openai-chat``      ``{"type": "function", "function": {"name", "arguments": "<JSON>"}}``
 ``openai-responses`` ``{"type": "function_call", "name", "arguments": "<JSON>", "call_id"}``
 ``anthropic``        ``{"type": "tool_use", "id", "name", "input": {...}}``
+``gemini``           ``{"functionCall": {"name", "args": {...}}}`` in ``parts``
 ``generic``          the name under ``name``/``tool``/``tool_name``/``api``/``task``/
                      ``function``/``action``, the arguments (an object, a JSON string holding
                      one, or a positional list bound in input order) under ``arguments``/
@@ -22,7 +24,8 @@ shape                a call is written
 Calls are found wherever these containers put them, in document order: a bare list; an
 object's ``tool_calls``, ``calls``, ``trajectory``, ``task_nodes`` (TaskBench), ``calling``
 (Seal-Tools), ``ground_truth`` (BFCL), ``result``; chat transcripts (``messages``, ``choices``,
-``message``, ``content`` blocks, Responses ``output`` items, legacy ``function_call``).
+``message``, ``content`` blocks, Responses ``output`` items, legacy ``function_call``,
+Gemini ``candidates``/``contents``/``parts``).
 
 Every call becomes a step of the one plan IR, numbered by its place, with JSON pointers to its
 name and each argument, so every check and renderer applies unchanged. References are read by

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from plancheck.diagnostics.span import escape_pointer
+from plancheck.formats.found import FoundCall, child
+from plancheck.formats.gemini import read_gemini
 from plancheck.formats.records import (
     CALL_ARGUMENT_KEYS,
     CALL_CONTAINER_KEYS,
@@ -36,31 +37,6 @@ WHOLE_OUTPUT: Final = ""
 
 def positional_key(index: int) -> str:
     return f"#{index}"
-
-
-class FoundCall(FrozenRecord):
-    """One call as written: where it is, its shape, its name and arguments (with pointers),
-    and the (label, output key) pairs it declares."""
-
-    __slots__ = ("arguments", "arguments_pointer", "labels", "name", "name_pointer",
-                 "pointer", "shape")
-    _fields = ("pointer", "shape", "name", "name_pointer", "arguments", "arguments_pointer",
-               "labels")
-
-    def __init__(self, pointer: str, shape: str, name: Any, name_pointer: str | None,
-                 arguments: Any, arguments_pointer: str | None,
-                 labels: tuple[tuple[str, str], ...] = ()) -> None:
-        self.pointer = pointer
-        self.shape = shape
-        self.name = name
-        self.name_pointer = name_pointer
-        self.arguments = arguments
-        self.arguments_pointer = arguments_pointer
-        self.labels = labels
-
-
-def _child(pointer: str, token: str | int) -> str:
-    return f"{pointer}/{escape_pointer(token)}"
 
 
 def is_definition(item: dict[str, Any]) -> bool:
@@ -82,35 +58,26 @@ def _openai_chat(item: dict[str, Any], pointer: str) -> FoundCall | None:
     if not isinstance(function, dict) or not isinstance(function.get("name"), str) or \
             item.get("type", "function") != "function" or is_definition(function):
         return None
-    base = _child(pointer, "function")
+    base = child(pointer, "function")
     has_arguments = "arguments" in function
-    return FoundCall(pointer, "openai-chat", function["name"], _child(base, "name"),
+    return FoundCall(pointer, "openai-chat", function["name"], child(base, "name"),
                      function.get("arguments"),
-                     _child(base, "arguments") if has_arguments else None)
+                     child(base, "arguments") if has_arguments else None)
 
 
 def _openai_responses(item: dict[str, Any], pointer: str) -> FoundCall | None:
     if item.get("type") != "function_call" or not isinstance(item.get("name"), str):
         return None
-    return FoundCall(pointer, "openai-responses", item["name"], _child(pointer, "name"),
+    return FoundCall(pointer, "openai-responses", item["name"], child(pointer, "name"),
                      item.get("arguments"),
-                     _child(pointer, "arguments") if "arguments" in item else None)
+                     child(pointer, "arguments") if "arguments" in item else None)
 
 
 def _anthropic(item: dict[str, Any], pointer: str) -> FoundCall | None:
     if item.get("type") != "tool_use" or not isinstance(item.get("name"), str):
         return None
-    return FoundCall(pointer, "anthropic", item["name"], _child(pointer, "name"),
-                     item.get("input"), _child(pointer, "input") if "input" in item else None)
-
-
-def _gemini(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    call = item.get("functionCall")  # (not `function_call`: OpenAI's legacy chat uses it)
-    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        return None
-    base = _child(pointer, "functionCall")
-    return FoundCall(pointer, "gemini", call["name"], _child(base, "name"), call.get("args"),
-                     _child(base, "args") if "args" in call else None)
+    return FoundCall(pointer, "anthropic", item["name"], child(pointer, "name"),
+                     item.get("input"), child(pointer, "input") if "input" in item else None)
 
 
 def _generic(item: dict[str, Any], pointer: str) -> FoundCall | None:
@@ -130,8 +97,8 @@ def _generic(item: dict[str, Any], pointer: str) -> FoundCall | None:
     label = item.get("label")
     if isinstance(label, str) and label:
         labels.append((label if label.startswith("$") else "$" + label, WHOLE_OUTPUT))
-    return FoundCall(pointer, "generic", item[name_key], _child(pointer, name_key),
-                     item[arguments_key], _child(pointer, arguments_key), tuple(labels))
+    return FoundCall(pointer, "generic", item[name_key], child(pointer, name_key),
+                     item[arguments_key], child(pointer, arguments_key), tuple(labels))
 
 
 def _name_keyed(item: dict[str, Any], pointer: str) -> FoundCall | None:
@@ -140,7 +107,7 @@ def _name_keyed(item: dict[str, Any], pointer: str) -> FoundCall | None:
     ((name, arguments),) = item.items()
     if not isinstance(arguments, dict) or name in CALL_CONTAINER_KEYS or name in _PLAN_FIELDS:
         return None
-    return FoundCall(pointer, "name-keyed", name, None, arguments, _child(pointer, name))
+    return FoundCall(pointer, "name-keyed", name, None, arguments, child(pointer, name))
 
 
 def _bfcl_answer(item: dict[str, Any], pointer: str) -> FoundCall | None:
@@ -169,7 +136,7 @@ CALL_SHAPES: Final = {shape.name: shape for shape in (
     CallShape("openai-chat", _openai_chat, detected=True),
     CallShape("openai-responses", _openai_responses, detected=True),
     CallShape("anthropic", _anthropic, detected=True),
-    CallShape("gemini", _gemini, detected=True),
+    CallShape("gemini", read_gemini, detected=True),
     CallShape("generic", _generic, detected=True),
     CallShape("name-keyed", _name_keyed, detected=False, answers=True),
     CallShape("bfcl-answer", _bfcl_answer, detected=False, answers=True),
@@ -213,7 +180,7 @@ def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | 
         if forced_shape is None and not in_answers and _bfcl_output(value):
             forced_shape = "name-keyed"
         for i, item in enumerate(value):
-            _walk(item, _child(pointer, i), found, forced_shape, in_answers=in_answers,
+            _walk(item, child(pointer, i), found, forced_shape, in_answers=in_answers,
                   depth=depth + 1)
         return
     if not isinstance(value, dict):
@@ -231,5 +198,5 @@ def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | 
             return
     for key in CALL_CONTAINER_KEYS:
         if key in value and isinstance(value[key], (list, dict)):
-            _walk(value[key], _child(pointer, key), found, forced_shape,
+            _walk(value[key], child(pointer, key), found, forced_shape,
                   in_answers=in_answers or key == "ground_truth", depth=depth + 1)
