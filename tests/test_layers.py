@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "plancheck.locks": 0,
     "plancheck.records": 0,
     "plancheck.ir": 1,
+    "plancheck.formats": 1,
     "plancheck.dsl": 2,
     "plancheck.dora": 2,
     "plancheck.typecheck": 3,

@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from plancheck.formats.shapes import CALL_SHAPES
+
 # The tool-call shapes (plancheck.compiler.callshapes reads each) and the reference syntaxes
 # (plancheck.compiler.refsyntax) that can be forced.
-CALL_FORMATS = ("openai-chat", "openai-responses", "anthropic", "generic", "name-keyed",
-                "bfcl-answer")
+CALL_FORMATS = tuple(CALL_SHAPES)
 SYNTAXES = ("generated", "dora", "taskbench", "template", "label", "api-call")
 
 _FORCED: ContextVar[tuple[str | None, str | None]] = ContextVar("plancheck_call_formats",

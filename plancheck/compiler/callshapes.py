@@ -1,6 +1,7 @@
 """A general tool-call frontend: the call shapes agent loops and tool-use corpora write.
 
-A *call shape* says where a call keeps its tool name and its arguments. Each is a few lines:
+A *call shape* says where a call keeps its tool name and its arguments. Each is a few lines,
+registered in :data:`plancheck.formats.shapes.CALL_SHAPES` (which also finds them):
 
 ==================== ======================================================================
 shape                a call is written
@@ -8,6 +9,7 @@ shape                a call is written
 ``openai-chat``      ``{"type": "function", "function": {"name", "arguments": "<JSON>"}}``
 ``openai-responses`` ``{"type": "function_call", "name", "arguments": "<JSON>", "call_id"}``
 ``anthropic``        ``{"type": "tool_use", "id", "name", "input": {...}}``
+``gemini``           ``{"functionCall": {"name", "args": {...}}}`` in ``parts``
 ``generic``          the name under ``name``/``tool``/``tool_name``/``api``/``task``/
                      ``function``/``action``, the arguments (an object, a JSON string holding
                      one, or a positional list bound in input order) under ``arguments``/
@@ -22,7 +24,8 @@ shape                a call is written
 Calls are found wherever these containers put them, in document order: a bare list; an
 object's ``tool_calls``, ``calls``, ``trajectory``, ``task_nodes`` (TaskBench), ``calling``
 (Seal-Tools), ``ground_truth`` (BFCL), ``result``; chat transcripts (``messages``, ``choices``,
-``message``, ``content`` blocks, Responses ``output`` items, legacy ``function_call``).
+``message``, ``content`` blocks, Responses ``output`` items, legacy ``function_call``,
+Gemini ``candidates``/``contents``/``parts``).
 
 Every call becomes a step of the one plan IR, numbered by its place, with JSON pointers to its
 name and each argument, so every check and renderer applies unchanged. References are read by
@@ -38,23 +41,17 @@ references only) are left to it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
-from plancheck.compiler.refsyntax import (
-    WHOLE_OUTPUT,
-    Placeholder,
-    RefMatch,
-    numbering_base,
-    parse,
-    positional_key,
-)
+from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
+from plancheck.formats.shapes import WHOLE_OUTPUT, FoundCall, find_calls, positional_key
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
@@ -62,7 +59,6 @@ from plancheck.ir.schema import (
     FIELD_ALIASES,
     PLAN_STEP_KEYS,
     STEP_FIELDS,
-    WRAPPER_KEYS,
     json_type_name,
 )
 from plancheck.records import replace
@@ -71,12 +67,6 @@ if TYPE_CHECKING:
     from plancheck.compiler.units import PlanUnit
     from plancheck.diagnostics.positions import Positions
 
-NAME_KEYS = ("name", "tool", "tool_name", "api", "task", "function", "action")
-ARGUMENT_KEYS = ("arguments", "args", "parameters", "params", "param", "input", "inputs",
-                 "action_input")
-CONTAINER_KEYS = ("tool_calls", "calls", "trajectory", "gold_trajectory", "task_nodes",
-                  "calling", "ground_truth", "result", "messages", "choices", "message",
-                  "content", "output", "function_call")
 # Members that make an object a DisasterBench plan step rather than a call.
 _PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
 
@@ -90,148 +80,6 @@ class CallPlan(Plan):
                  toolset: str | None = None, needs_binding: bool = False) -> None:
         super().__init__(steps, span, name, toolset)
         self.needs_binding = needs_binding
-
-
-@dataclass(frozen=True, slots=True)
-class FoundCall:
-    pointer: str
-    shape: str
-    name: Any
-    name_pointer: str | None
-    arguments: Any
-    arguments_pointer: str | None
-    labels: tuple[tuple[str, str], ...] = ()  # (label, output key) the call declares
-
-
-# --------------------------------------------------------------------------- shapes
-
-
-def _child(pointer: str, token: str | int) -> str:
-    return f"{pointer}/{escape_pointer(token)}"
-
-
-def _is_definition(item: dict[str, Any]) -> bool:
-    """A tool definition (its parameters are a schema), not a call."""
-    for key in ("parameters", "inputSchema", "input_schema"):
-        schema = item.get(key)
-        if isinstance(schema, dict) and (schema.get("type") in ("object", "dict")
-                                         or isinstance(schema.get("properties"), dict)):
-            return True
-    return False
-
-
-def _openai_chat(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    function = item.get("function")
-    if not isinstance(function, dict) or not isinstance(function.get("name"), str) or \
-            item.get("type", "function") != "function" or _is_definition(function):
-        return None
-    base = _child(pointer, "function")
-    has_arguments = "arguments" in function
-    return FoundCall(pointer, "openai-chat", function["name"], _child(base, "name"),
-                     function.get("arguments"),
-                     _child(base, "arguments") if has_arguments else None)
-
-
-def _openai_responses(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    if item.get("type") != "function_call" or not isinstance(item.get("name"), str):
-        return None
-    return FoundCall(pointer, "openai-responses", item["name"], _child(pointer, "name"),
-                     item.get("arguments"),
-                     _child(pointer, "arguments") if "arguments" in item else None)
-
-
-def _anthropic(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    if item.get("type") != "tool_use" or not isinstance(item.get("name"), str):
-        return None
-    return FoundCall(pointer, "anthropic", item["name"], _child(pointer, "name"),
-                     item.get("input"), _child(pointer, "input") if "input" in item else None)
-
-
-def _generic(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    if PLAN_STEP_KEYS.intersection(item) or _is_definition(item):
-        return None
-    name_key = next((k for k in NAME_KEYS if isinstance(item.get(k), str)), None) or next(
-        (k for k in NAME_KEYS if k in item and not isinstance(item[k], (dict, list))), None)
-    arguments_key = next((k for k in ARGUMENT_KEYS if k in item), None)
-    if name_key is None or arguments_key is None:
-        return None
-    labels: list[tuple[str, str]] = []
-    responses = item.get("responses")
-    if isinstance(responses, list):  # Seal-Tools: the i-th label is the i-th output
-        labels.extend((r, positional_key(i)) for i, r in enumerate(responses)
-                      if isinstance(r, str))
-    label = item.get("label")
-    if isinstance(label, str) and label:
-        labels.append((label if label.startswith("$") else "$" + label, WHOLE_OUTPUT))
-    return FoundCall(pointer, "generic", item[name_key], _child(pointer, name_key),
-                     item[arguments_key], _child(pointer, arguments_key), tuple(labels))
-
-
-def _name_keyed(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    if len(item) != 1:
-        return None
-    ((name, arguments),) = item.items()
-    if not isinstance(arguments, dict) or name in CONTAINER_KEYS or name in _PLAN_FIELDS:
-        return None
-    return FoundCall(pointer, "name-keyed", name, None, arguments, _child(pointer, name))
-
-
-def _bfcl_answer(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    found = _name_keyed(item, pointer)
-    if found is None or not all(isinstance(v, list) for v in found.arguments.values()):
-        return None
-    return dataclasses.replace(found, shape="bfcl-answer")
-
-
-_SHAPES = {
-    "openai-chat": _openai_chat,
-    "openai-responses": _openai_responses,
-    "anthropic": _anthropic,
-    "generic": _generic,
-    "name-keyed": _name_keyed,
-    "bfcl-answer": _bfcl_answer,
-}
-_DETECTED = ("openai-chat", "openai-responses", "anthropic", "generic")
-
-
-def find_calls(value: Any, call_format: str | None = None) -> list[FoundCall]:
-    """Every call in ``value``, in document order (see the module docstring)."""
-    found: list[FoundCall] = []
-    _walk(value, "", found, call_format, in_answers=False, depth=0)
-    return found
-
-
-def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | None, *,
-          in_answers: bool, depth: int) -> None:
-    if depth > 8:  # calls sit a few containers deep; deeper is data, not a transcript
-        return
-    if isinstance(value, list):
-        if forced_shape is None and not in_answers and value and all(
-                isinstance(i, dict) and _name_keyed(i, "") is not None
-                and not PLAN_STEP_KEYS.intersection(i) for i in value):
-            # [{"tool": {arguments}}, ...]: the way BFCL decodes model output
-            forced_shape = "name-keyed"
-        for i, item in enumerate(value):
-            _walk(item, _child(pointer, i), found, forced_shape, in_answers=in_answers,
-                  depth=depth + 1)
-        return
-    if not isinstance(value, dict):
-        return
-    if forced_shape is not None:
-        shapes: tuple[str, ...] = (forced_shape,)
-    elif in_answers:
-        shapes = ("bfcl-answer", "name-keyed", *_DETECTED)
-    else:
-        shapes = _DETECTED
-    for shape in shapes:
-        call = _SHAPES[shape](value, pointer)
-        if call is not None:
-            found.append(call)
-            return
-    for key in CONTAINER_KEYS:
-        if key in value and isinstance(value[key], (list, dict)):
-            _walk(value[key], _child(pointer, key), found, forced_shape,
-                  in_answers=in_answers or key == "ground_truth", depth=depth + 1)
 
 
 # --------------------------------------------------------------------------- lowering

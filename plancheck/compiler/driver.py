@@ -20,6 +20,7 @@ from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Diagnostic, Label, Severity, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
+from plancheck.formats.sniff import is_tool_definitions
 from plancheck.ir.nodes import Plan, Toolset
 from plancheck.ir.schema import PLAN_STEP_KEYS
 from plancheck.records import FrozenRecord, Record, replace
@@ -162,10 +163,11 @@ def _keeps_unreachable(options: CheckOptions) -> bool:
     return options.keeps("PC503", CODES["PC503"].name)
 
 
-def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic]) -> list[Diagnostic] | None:
+def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic] | None) -> list[Diagnostic] | None:
     """What to say of a file that is a tool pool (checked by mistake, or met in a directory
-    walk): one ``PC117``, not a ``PC105`` "expected a plan" (None: it is no pool)."""
-    if len(lowered) != 1 or lowered[0].code != "PC105":
+    walk): one ``PC117``, not a ``PC105`` "expected a plan" (None: it is no pool). Asked
+    before lowering (``lowered`` None) of a value that is tool definitions and nothing else."""
+    if lowered is not None and (len(lowered) != 1 or lowered[0].code != "PC105"):
         return None
     from plancheck.compiler.frontends import no_plan_diagnostic
     from plancheck.corpus.pool_formats import pool_file
@@ -193,10 +195,15 @@ def check_unit(
         plan = unit.plan
         if unit.has_value:
             report.value = unit.value
-            plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
-                                       strict=options.strict_json)
+            pool = _pool_instead(unit, None) if unit.record is None and is_tool_definitions(
+                unit.value) else None
+            if pool is not None:  # a bare OpenAI `tools` array is no plan of 9 bad steps
+                plan, lowered = None, list[Diagnostic]()
+            else:
+                plan, lowered = lower_plan(unit.value, unit.root or Span(unit.file, pointer=""),
+                                           strict=options.strict_json)
             if plan is None and unit.record is None:
-                pool = _pool_instead(unit, lowered)
+                pool = pool or _pool_instead(unit, lowered)
                 if pool is not None:
                     lowered, report.value = pool, None  # no plan at all: none is counted
             diagnostics.extend(lowered)

@@ -19,9 +19,12 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import loads_or_invalid
+from plancheck.formats.records import ANSWER_KEYS as _ANSWER_KEYS
+from plancheck.formats.records import RECORD_PLAN_FIELDS
+from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
+from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
-RECORD_PLAN_FIELDS = ("structured_plan", "plan", "completion", "model_answer")
 DSL_SUFFIXES = (".wf",)
 
 
@@ -412,15 +415,6 @@ def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterat
             yield jsonl_unit(line, number, start, file, lines, strict)
 
 
-# The fields of the per-item lines `plancheck score` writes, by the kind of gold plan: any one
-# of these sets, in a record holding no plan, marks a file of scores.
-_SCORED_FIELDS = (
-    frozenset({"em", "tool_acc", "fpof_type", "diagnostics"}),  # DisasterBench
-    frozenset({"source", "metrics", "unreadable", "diagnostics"}),  # tool calls
-    frozenset({"benchmark", "question_id", "status", "t_any"}),  # DORA
-)
-
-
 def scored_lines(line: str) -> bool:
     """Whether a JSONL line (a file's first record) is a per-item line of ``plancheck score``
     rather than something to check: such files lie beside the predictions they score."""
@@ -481,13 +475,6 @@ def _scored_record(record: Any) -> bool:
             and any(fields <= record.keys() for fields in _SCORED_FIELDS))
 
 
-# What a record carrying its own tools may hold that would be an answer to check.
-_ANSWER_KEYS = ("ground_truth", "tool_calls", "calls", "answer", "output", "prediction",
-                "trajectory", "steps")
-
-
-# The fields of the `config.json` that `plancheck plan --out DIR` writes beside its predictions.
-_RUN_CONFIG_FIELDS = frozenset({"method", "hyperparameters", "toolset", "plancheck_version"})
 
 
 def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,

@@ -18,9 +18,10 @@ from typing import Any, Final, TypeAlias
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
 from plancheck.ir.nodes import Argument, Plan, Step
 from plancheck.ir.references import read_binding
-from plancheck.ir.schema import FIELD_ALIASES, STEP_FIELDS, WRAPPER_KEYS, is_int, json_type_name
+from plancheck.ir.schema import FIELD_ALIASES, STEP_FIELDS, is_int, json_type_name
 
 
 def unwrap_plan(value: Any, span: Span) -> tuple[Any, Span, list[Diagnostic]]:

@@ -27,16 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from plancheck.compiler.call_formats import SYNTAXES
+from plancheck.formats.shapes import WHOLE_OUTPUT
+
 
 # An empty key stands for "the call's only output"; "#i" for "its i-th output". Both are
 # bound to real output names once the tool pool is known (see callshapes.bind_plan).
-WHOLE_OUTPUT = ""
-
-
-def positional_key(index: int) -> str:
-    return f"#{index}"
-
-
 @dataclass(frozen=True, slots=True)
 class RefMatch:
     """A reference as written: ``number`` (as written, before the numbering base is applied)

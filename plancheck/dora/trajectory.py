@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.span import escape_pointer
+from plancheck.formats.records import TRAJECTORY_ARGUMENT_KEYS as ARGUMENT_KEYS
+from plancheck.formats.records import TRAJECTORY_NAME_KEYS as NAME_KEYS
+from plancheck.formats.records import TRAJECTORY_WRAPPER_KEYS as WRAPPER_KEYS
+from plancheck.formats.shapes import is_definition
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
-NAME_KEYS = ("tool", "name", "tool_name", "function", "action")
-ARGUMENT_KEYS = ("arguments", "args", "input", "inputs", "parameters", "params", "action_input")
-WRAPPER_KEYS = ("trajectory", "gold_trajectory", "tool_calls", "calls")
 NUMBER_KEYS = ("step", "index")
 # Members that make an object something else: a DisasterBench plan step, or a tool definition.
 _FOREIGN_KEYS = PLAN_STEP_KEYS | {"inputSchema", "input_schema"}
@@ -66,19 +67,11 @@ def looks_like_trajectory(value: Any) -> bool:
         call = _call_object(item)
         if call is None or _FOREIGN_KEYS.intersection(call) or _FOREIGN_KEYS.intersection(item):
             return False
-        if _is_tool_definition(item) or _is_tool_definition(call):
+        if is_definition(item) or is_definition(call):
             return False
         found_call = found_call or (any(isinstance(call.get(k), str) for k in NAME_KEYS)
                                     and any(k in call for k in ARGUMENT_KEYS))
     return found_call
-
-
-def _is_tool_definition(value: dict[str, Any]) -> bool:
-    """An OpenAI function definition: its ``parameters`` is an object schema."""
-    parameters = value.get("parameters")
-    return isinstance(parameters, dict) and (
-        parameters.get("type") == "object" and isinstance(parameters.get("properties"), dict)
-    )
 
 
 def _call_object(item: Any) -> dict[str, Any] | None:

@@ -25,7 +25,6 @@ FIELD_ALIASES = {alias: canonical for canonical, alias in REFERENCE_ALIASES} | {
 # The fields that mark an object as a DisasterBench plan step: the readers of tool calls and of
 # DORA's steps leave an object holding one of them alone.
 PLAN_STEP_KEYS = frozenset({"agent", "agent_name", "dependence", "dependence_content", "outputs"})
-WRAPPER_KEYS = ("structured_plan", "plan", "structured_task_plan", "task_plan", "answer")
 
 
 def json_type_name(value: Any) -> str:

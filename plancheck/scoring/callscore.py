@@ -35,6 +35,7 @@ from plancheck.compiler.callshapes import bind_plan, calls_in_text, lower_calls
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.dora.metrics import tool_any_order, tool_exact_match, tool_in_order
+from plancheck.formats.records import CONTENT_KEYS, ID_KEYS
 from plancheck.ir.nodes import Literal, MalformedReference, Plan, Reference, Step, Toolset
 
 METRICS = ("tool_accuracy", "argument_accuracy", "dependency_accuracy", "node_f1", "edge_f1",
@@ -46,10 +47,6 @@ LABELS = {
     "argument_value_f1": "TaskBench argument-value f1", "t_any": "Tool any order",
     "t_ord": "Tool in order", "t_em": "Tool exact match (prefix)",
 }
-ID_KEYS = ("task_id", "id", "sample_id", "question_id")
-# Where a record keeps its plan or its model's answer (else the record itself is searched).
-CONTENT_KEYS = ("structured_plan", "plan", "gold_plan", "completion", "model_answer",
-                "prediction", "answer", "response")
 
 
 @dataclass(frozen=True, slots=True)

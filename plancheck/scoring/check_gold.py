@@ -22,7 +22,8 @@ def prediction_answer(report: Report) -> tuple[str, Any] | None:
     """What the reference would score for a checked plan: ``("completion", text)`` for a raw
     completion, ``("plan", value)`` for a parsed plan, or None when the input holds nothing to
     compare (a file that could not be read, a record that is not JSON)."""
-    from plancheck.compiler.frontends import RECORD_PLAN_FIELDS, sniff_kind
+    from plancheck.compiler.frontends import sniff_kind
+    from plancheck.formats.records import RECORD_PLAN_FIELDS
 
     record = report.record_data
     if isinstance(record, dict):

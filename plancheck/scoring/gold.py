@@ -17,6 +17,7 @@ from typing import Any, Final
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.formats.records import GOLD_PLAN_FIELDS
 from plancheck.scoring.gold_steps import StepFacts, dependence_members
 from plancheck.scoring.reference import GoldPlan, prepare_gold
 
@@ -30,7 +31,6 @@ __all__ = [
     "task_key",
 ]
 
-GOLD_PLAN_FIELDS: Final = ("structured_plan", "plan", "gt_solution")
 COMPOSITIONS: Final = ("Node", "Chain", "Branching")
 
 

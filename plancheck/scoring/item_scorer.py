@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final
 
 from plancheck import fast_json
+from plancheck.formats.records import COMPLETION_FIELDS, PLAN_FIELDS, RAW_FIELD
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring.compact import entry_text
 from plancheck.scoring.fpof import fpof_text
@@ -30,9 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["COMPLETION_FIELDS", "PLAN_FIELDS", "RAW_FIELD", "ItemScorer", "ScoreOptions",
            "ScoredItem"]
 
-COMPLETION_FIELDS: Final = ("completion",)
-PLAN_FIELDS: Final = ("plan", "structured_plan", "model_answer")
-RAW_FIELD: Final = "raw_selected_completion"
 _ID_IN_TEXT: Final = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 _TASK_ID_IN_TEXT: Final = re.compile(r'"task_id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 

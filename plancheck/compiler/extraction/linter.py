@@ -19,7 +19,7 @@ from plancheck.compiler.extraction.brackets import collapse_doubled_braces
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import INVALID, loads_or_invalid
-from plancheck.ir.schema import WRAPPER_KEYS
+from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
 from plancheck.records import Record
 
 MARKER_RE = re.compile(r"the\s+structured\s+task\s+plan\s+is\s*:", re.IGNORECASE)

@@ -20,7 +20,7 @@ from plancheck.compiler.extraction.lenient_json import mend_lenient_json
 from plancheck.compiler.extraction.prefixed_plan import PREFIX_TOKEN_AND_PROSE, mend_prefixed_plan
 from plancheck.compiler.extraction.sentinels import NO_ANSWER
 from plancheck.fast_json import INVALID, loads_or_invalid
-from plancheck.ir.schema import WRAPPER_KEYS
+from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
 
 
 def parse_candidates(text: str, notes: list[str]) -> Any:

@@ -1,0 +1,72 @@
+"""Every field list a reader of plans, gold files, predictions and scores looks up, defined once.
+
+The lists differ on purpose (a gold file's plan may sit in ``gt_solution``, a prediction's never
+does), so each keeps its own name; what they share is this module, so a new field is added in
+one place and every reader that should see it imports the same tuple. Order matters where a
+reader takes the first key present.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "ANSWER_KEYS", "CALL_ARGUMENT_KEYS", "CALL_CONTAINER_KEYS", "CALL_NAME_KEYS",
+    "COMPLETION_FIELDS", "CONTENT_KEYS", "GOLD_PLAN_FIELDS", "ID_KEYS", "PLAN_FIELDS",
+    "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
+    "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_WRAPPER_KEYS",
+]
+
+# -- plans ---------------------------------------------------------------------------------------
+# Where a record (a line of a predictions file, a task with its answer) keeps the plan to check.
+RECORD_PLAN_FIELDS: Final = ("structured_plan", "plan", "completion", "model_answer")
+# The keys of an object wrapping a DisasterBench plan's step list.
+PLAN_WRAPPER_KEYS: Final = ("structured_plan", "plan", "structured_task_plan", "task_plan",
+                            "answer")
+# Where a gold record keeps its plan.
+GOLD_PLAN_FIELDS: Final = ("structured_plan", "plan", "gt_solution")
+
+# -- scoring input records -----------------------------------------------------------------------
+# A record's raw completion text, its parsed plan, and the raw text a selector kept.
+COMPLETION_FIELDS: Final = ("completion",)
+PLAN_FIELDS: Final = ("plan", "structured_plan", "model_answer")
+RAW_FIELD: Final = "raw_selected_completion"
+
+# -- ids -----------------------------------------------------------------------------------------
+# The keys an item's id is read from, first present wins.
+ID_KEYS: Final = ("task_id", "id", "sample_id", "question_id")
+
+# -- tool calls ----------------------------------------------------------------------------------
+# Where a record keeps its plan or its model's answer, for scoring tool calls (else the record
+# itself is searched).
+CONTENT_KEYS: Final = ("structured_plan", "plan", "gold_plan", "completion", "model_answer",
+                       "prediction", "answer", "response")
+# What a record carrying its own tools may hold that would be an answer to check.
+ANSWER_KEYS: Final = ("ground_truth", "tool_calls", "calls", "answer", "output", "prediction",
+                      "trajectory", "steps")
+# The call readers' keys: a call's tool name and its arguments (first present wins), and the
+# members whose value holds calls.
+CALL_NAME_KEYS: Final = ("name", "tool", "tool_name", "api", "task", "function", "action")
+CALL_ARGUMENT_KEYS: Final = ("arguments", "args", "parameters", "params", "param", "input",
+                             "inputs", "action_input")
+CALL_CONTAINER_KEYS: Final = ("tool_calls", "calls", "trajectory", "gold_trajectory",
+                              "task_nodes", "calling", "ground_truth", "result", "messages",
+                              "choices", "message", "content", "output", "function_call",
+                              "candidates", "contents", "parts")
+# DORA trajectories rank names differently (a step's ``tool`` before a ``name``).
+TRAJECTORY_NAME_KEYS: Final = ("tool", "name", "tool_name", "function", "action")
+TRAJECTORY_ARGUMENT_KEYS: Final = ("arguments", "args", "input", "inputs", "parameters",
+                                   "params", "action_input")
+TRAJECTORY_WRAPPER_KEYS: Final = ("trajectory", "gold_trajectory", "tool_calls", "calls")
+
+# -- what plancheck itself writes ----------------------------------------------------------------
+# The fields of the per-item lines `plancheck score` writes, by the kind of gold plan: any one
+# of these sets, in a record holding no plan, marks a file of scores.
+SCORED_FIELDS: Final = (
+    frozenset({"em", "tool_acc", "fpof_type", "diagnostics"}),  # DisasterBench
+    frozenset({"source", "metrics", "unreadable", "diagnostics"}),  # tool calls
+    frozenset({"benchmark", "question_id", "status", "t_any"}),  # DORA
+)
+# The fields of the `config.json` that `plancheck plan --out DIR` writes beside its predictions.
+RUN_CONFIG_FIELDS: Final = frozenset({"method", "hyperparameters", "toolset",
+                                      "plancheck_version"})
