@@ -68,13 +68,6 @@ KNOWN_MODULE_CYCLES: list[frozenset[str]] = [
         "plancheck.compiler.frontends",
         "plancheck.compiler.streaming",
     }),
-    # Tool pools: the error class lives in the entry module (issue 24, helper h24a).
-    frozenset({
-        "plancheck.corpus.dora_toolset",
-        "plancheck.corpus.foreign",
-        "plancheck.corpus.pool_formats",
-        "plancheck.corpus.toolsets",
-    }),
 ]
 
 

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from plancheck.corpus.pool_errors import ToolsetError
+from plancheck.corpus.pool_normalise import normalise_pool
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.ir.nodes import Family, Flow, Param, Toolset, ToolSignature, TypeDecl
@@ -48,9 +50,6 @@ def foreign_toolset(data: Any, path: Path, *, typed_from: Toolset | None = None
     Returns the toolset and its warnings; raises ``ToolsetError`` when it has errors (as a DSL
     toolset does). ``typed_from`` types the keys of an untyped DisasterBench manifest.
     """
-    from plancheck.corpus.pool_formats import normalise_pool
-    from plancheck.corpus.toolsets import ToolsetError
-
     data = normalise_pool(data)  # BFCL, Seal-Tools, per-tool outputs
     kind = foreign_format(data)
     if kind == "disasterbench-manifest":

@@ -8,19 +8,16 @@ from pathlib import Path
 
 from plancheck.corpus.builtin import BUILTIN_NAME, builtin_toolset
 from plancheck.corpus.dora_toolset import DORA_NAME, dora_toolset
+from plancheck.corpus.pool_errors import ToolsetError
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
 
+# ToolsetError is defined in .pool_errors (the loaders raise it) and offered here too, where
+# users load pools.
+__all__ = ["BUILTIN_ALIASES", "ToolsetError", "load_toolset"]
+
 BUILTIN_ALIASES = {"builtin", BUILTIN_NAME, ""}
-
-
-class ToolsetError(Exception):
-    """The toolset could not be loaded at all; carries the diagnostics that say why."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__("; ".join(d.message for d in diagnostics))
-        self.diagnostics = diagnostics
 
 
 def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnostic]]:
