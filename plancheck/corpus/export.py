@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from plancheck.corpus.foreign import META_TOOL, META_TOOLS, META_TOOLSET
+from plancheck.corpus.pool_builder import META_TOOL, META_TOOLS, META_TOOLSET
 from plancheck.diagnostics.model import Diagnostic
 from plancheck.ir.nodes import Param, Toolset, ToolSignature
 from plancheck.ir.schema_types import param_to_schema

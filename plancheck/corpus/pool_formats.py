@@ -10,6 +10,7 @@ from typing import Any
 from plancheck.corpus.foreign import foreign_format, foreign_toolset, read_foreign
 from plancheck.corpus.pool_errors import ToolsetError
 from plancheck.corpus.pool_normalise import normalise_pool
+from plancheck.corpus.pool_registry import pool_format_of
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
@@ -17,20 +18,11 @@ from plancheck.ir.nodes import Toolset
 RECORD_POOL_KEYS = ("function", "functions", "tools")
 
 
-# A pool format, in words (for "FILE holds ..., not a plan").
-_POOL_WORDS = {
-    "mcp": "MCP tool definitions",
-    "openai": "OpenAI tool definitions",
-    "taskbench": "a TaskBench tool graph",
-    "disasterbench-manifest": "a DisasterBench tool manifest",
-}
-
-
 def pool_kind(value: Any) -> str | None:
     """What kind of tool pool a JSON value is, in words (None: it is none that
     ``--tools`` reads)."""
-    found = foreign_format(normalise_pool(value))
-    return _POOL_WORDS.get(found) if found is not None else None
+    found = pool_format_of(normalise_pool(value))
+    return found.words if found is not None else None
 
 
 def pool_file(value: Any, file: str) -> tuple[str, list[str]] | None:
@@ -46,7 +38,6 @@ def pool_file(value: Any, file: str) -> tuple[str, list[str]] | None:
     return (f"{kind} (a tool pool), not a plan",
             [f"lint the pool with `plancheck toolset lint {file}`; check plans against it "
              f"with `plancheck check --tools {file} PLAN`"])
-
 
 
 def read_jsonl_pool(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
