@@ -67,7 +67,7 @@ def check(
     phases = _policy_phases(policies, tools, prefix)
     choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
-        from plancheck.compiler.frontends import load_source
+        from plancheck.compiler.sources import load_source
 
         source = load_source(str(plan), strict=strict)
         return _single(list(check_source(source, tools, options, phases,

@@ -57,18 +57,7 @@ LAYERS: dict[str, int] = {
 # Module cycles inside one package that exist today, each the set of modules of one strongly
 # connected component. The list only shrinks: a cycle broken is removed from it (a test fails
 # while an entry names a cycle that no longer exists), and no new entry is added.
-KNOWN_MODULE_CYCLES: list[frozenset[str]] = [
-    # The call-shape frontends and the driver: issue 24's one lowering of tool calls and the
-    # driver's table of plan kinds break it (helper h24a).
-    frozenset({
-        "plancheck.compiler.callshapes",
-        "plancheck.compiler.dora_frontend",
-        "plancheck.compiler.dora_native",
-        "plancheck.compiler.driver",
-        "plancheck.compiler.frontends",
-        "plancheck.compiler.streaming",
-    }),
-]
+KNOWN_MODULE_CYCLES: list[frozenset[str]] = []
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -331,16 +332,18 @@ def call_reference_problem(step: int, count: int, position: int, key: str, span:
 _NOT_FOR_OBSERVATIONS = frozenset({"PC502"})
 
 
-def dora_checks(plan: Plan, toolset: Toolset, found: list[Diagnostic]) -> list[Diagnostic]:
+def dora_checks(plan: Plan, toolset: Toolset, found: list[Diagnostic],
+                check: Callable[[Plan, Toolset], list[Diagnostic]]) -> list[Diagnostic]:
     """The common checks' ``found`` diagnostics of a DORA plan, less those that do not apply
     to observations, plus what :func:`lower_dora` left for the tool pool: nested references
-    and loop bodies."""
+    and loop bodies (each body checked with ``check``, the driver's common checks, passed in
+    so that this module, which the driver calls, does not import it)."""
     if not isinstance(plan, DoraPlan):
         return found
     diagnostics = [d for d in found if d.code not in _NOT_FOR_OBSERVATIONS]
     diagnostics += [d for ref in plan.nested if (d := _nested(plan, ref, toolset)) is not None]
     for loop in plan.loops:
-        diagnostics.extend(_loop(plan, loop, toolset))
+        diagnostics.extend(_loop(plan, loop, toolset, check))
     return [_with_fpof(d) for d in diagnostics]
 
 
@@ -371,9 +374,8 @@ def _nested(plan: DoraPlan, ref: NestedReference, toolset: Toolset) -> Diagnosti
               "suggestion": guess[0] if guess else None})
 
 
-def _loop(plan: DoraPlan, loop: Loop, toolset: Toolset) -> list[Diagnostic]:
-    from plancheck.compiler.driver import check_plan
-
+def _loop(plan: DoraPlan, loop: Loop, toolset: Toolset,
+          check: Callable[[Plan, Toolset], list[Diagnostic]]) -> list[Diagnostic]:
     root = plan.root or plan.span
     where = Span(root.file, pointer=loop.pointer) if loop.pointer is not None and \
         root.pointer is not None else root
@@ -391,7 +393,7 @@ def _loop(plan: DoraPlan, loop: Loop, toolset: Toolset) -> list[Diagnostic]:
     inner = [body.step(call, i) for i, call in enumerate(calls)]
     before = tuple(s for s in plan.steps if s.position < loop.position)
     steps = before + tuple(s for s in inner if s is not None)
-    found = check_plan(Plan(steps, plan.span, name=plan.name), toolset)
+    found = check(Plan(steps, plan.span, name=plan.name), toolset)
     inside = where.pointer or ""
     note = (f"checked inside the `tool.loop` at call {loop.position}, whose calls are numbered "
             f"from {loop.position} here")

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from plancheck.compiler.checker import check_plan_steps
-from plancheck.compiler.frontends import load_source
 from plancheck.compiler.lowering import lower_plan
+from plancheck.compiler.sources import load_source
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.model import Diagnostic, Label, Severity, make
@@ -219,7 +219,7 @@ def check_unit(
                 from plancheck.compiler.dora_native import DoraPlan, dora_checks
 
                 if isinstance(plan, DoraPlan):  # loop bodies, nested references
-                    found = dora_checks(plan, toolset, found)
+                    found = dora_checks(plan, toolset, found, check_plan)
             diagnostics.extend(found)
             for phase in extra_phases:
                 diagnostics.extend(phase(plan, toolset))

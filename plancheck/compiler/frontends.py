@@ -49,27 +49,6 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
         )
 
 
-def load_source(path: str, *, strict: bool = False, kind: str | None = None,
-                max_size: int | None = None) -> SourceFile:
-    """Read one file (``-`` for standard input) into plan units.
-
-    With ``max_size`` (bytes), a JSONL batch is read a record at a time (its units come
-    lazily, in ``SourceFile.stream``, and no record larger than ``max_size`` is read), and any
-    other input larger than ``max_size`` is refused with a ``PC006`` instead of being read."""
-    display = "<stdin>" if path == "-" else path
-    if max_size is not None and kind is None:
-        from plancheck.compiler.streaming import open_limited
-
-        opened = open_limited(path, display, strict=strict, max_size=max_size)
-        if opened is not None:
-            return opened
-    text, error = read_text(path)
-    if text is None:
-        assert error is not None
-        return SourceFile(display, diagnostics=[error.with_context(file=display, record=None)])
-    return parse_source(text, display, strict=strict, kind=kind or sniff_kind(path, text))
-
-
 def sniff_kind(path: str, text: str) -> str:
     lowered = path.lower()
     if lowered.endswith((".jsonl", ".ndjson")):
@@ -83,12 +62,12 @@ def sniff_kind(path: str, text: str) -> str:
         head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
     if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
         return "dsl"
-    if _looks_like_jsonl(text):
+    if looks_like_jsonl(text):
         return "jsonl"  # e.g. a batch piped to `plancheck -`: every record, not the first
     return "text"
 
 
-def _looks_like_jsonl(text: str) -> bool:
+def looks_like_jsonl(text: str) -> bool:
     """Two or more lines, each one whole JSON object, the first a record (``task_id`` and a
     plan field): a batch, not one completion that happens to hold two objects."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]

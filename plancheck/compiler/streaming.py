@@ -5,7 +5,7 @@ size takes the memory of one record, and refuses (``PC006``) any single input - 
 completion, one record of a batch - larger than its size limit rather than reading it: the
 repairs of damaged JSON are not all linear, and a damaged completion of tens of megabytes
 could take minutes. Everything within the limit is read as before, by
-:func:`~plancheck.compiler.frontends.load_source`.
+:func:`~plancheck.compiler.sources.load_source`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import IO
 from plancheck.compiler.frontends import (
     empty_batch,
     jsonl_unit,
+    looks_like_jsonl,
     not_plans,
     parse_source,
     sniff_kind,
@@ -172,8 +173,6 @@ def _starts_like_jsonl(head: bytes | bytearray) -> bool:
     """Whether the complete lines at the start of an input over the limit look like a batch:
     two or more, each one JSON object, the first a record (as ``sniff_kind`` decides for the
     whole text of an input within the limit)."""
-    from plancheck.compiler.frontends import _looks_like_jsonl
-
     # The complete lines of the first megabyte (at least two, whatever their length): a batch
     # is told by its first records, as the rest may not even have been read.
     end = head.find(b"\n", head.find(b"\n") + 1)
@@ -182,7 +181,7 @@ def _starts_like_jsonl(head: bytes | bytearray) -> bool:
     if complete.startswith(_BOM):
         complete = complete[len(_BOM):]
     try:
-        return _looks_like_jsonl(complete.decode("utf-8"))
+        return looks_like_jsonl(complete.decode("utf-8"))
     except UnicodeDecodeError:
         return False
 
