@@ -81,6 +81,9 @@ class CallPlan(Plan):
         super().__init__(steps, span, name, toolset)
         self.needs_binding = needs_binding
 
+    def bind(self, toolset: Toolset) -> tuple[Plan, list[Diagnostic]]:
+        return bind_plan(self, toolset)
+
 
 # --------------------------------------------------------------------------- lowering
 

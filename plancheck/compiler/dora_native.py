@@ -88,6 +88,15 @@ class DoraPlan(Plan):
         self.loops = loops
         self.root = root
 
+    def kind_checks(self, toolset: Toolset, found: list[Diagnostic],
+                    check: Callable[[Plan, Toolset], list[Diagnostic]]) -> list[Diagnostic]:
+        return dora_checks(self, toolset, found, check)
+
+    def own_toolset(self) -> Toolset | None:
+        from plancheck.corpus.dora_toolset import dora_toolset  # only for DORA's own files
+
+        return dora_toolset()
+
 
 # --------------------------------------------------------------------------- entry points
 

@@ -208,18 +208,13 @@ def check_unit(
                     lowered, report.value = pool, None  # no plan at all: none is counted
             diagnostics.extend(lowered)
         if plan is not None and type(plan) is not Plan:  # tool-call plans: bind to the pool
-            from plancheck.compiler.callshapes import bind_plan
-
-            plan, bound = bind_plan(plan, toolset)
+            plan, bound = plan.bind(toolset)
             diagnostics.extend(bound)
         report.plan = plan
         if plan is not None:
             found = check_plan(plan, toolset, options)
-            if type(plan) is not Plan:  # maybe DORA's (a subclass); a plain plan never loads it
-                from plancheck.compiler.dora_native import DoraPlan, dora_checks
-
-                if isinstance(plan, DoraPlan):  # loop bodies, nested references
-                    found = dora_checks(plan, toolset, found, check_plan)
+            if type(plan) is not Plan:  # a kind of plan with checks of its own (DORA's)
+                found = plan.kind_checks(toolset, found, check_plan)
             diagnostics.extend(found)
             for phase in extra_phases:
                 diagnostics.extend(phase(plan, toolset))
@@ -305,12 +300,9 @@ def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset,
     carries its own tool list (BFCL) uses that; with ``choose_dora`` (no pool was asked for),
     a trajectory in DORA's own format uses DORA's 108 tools; others the default."""
     if choose_dora and unit.plan is not None and type(unit.plan) is not Plan:
-        from plancheck.compiler.dora_native import DoraPlan
-
-        if isinstance(unit.plan, DoraPlan):
-            from plancheck.corpus.dora_toolset import dora_toolset
-
-            return dora_toolset()
+        kind_pool = unit.plan.own_toolset()  # DORA's own trajectories: DORA's tools
+        if kind_pool is not None:
+            return kind_pool
     if unit.record_data is not None:
         from plancheck.corpus.pool_formats import record_pool
 

@@ -15,7 +15,7 @@ reporting it again, which is how one defect yields one diagnostic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from plancheck.diagnostics.span import NO_SPAN, Span
@@ -216,6 +216,25 @@ class Plan(Record):
         self.span = span
         self.name = name
         self.toolset = toolset
+
+    # What a kind of plan adds to the common checks. The driver asks the plan (each kind a
+    # subclass, in the module that reads it: tool calls, DORA trajectories), so it imports no
+    # kind; a plain plan adds nothing.
+
+    def bind(self, toolset: Toolset) -> tuple[Plan, list[Diagnostic]]:
+        """This plan finished against a tool pool (what depends on the pool: positional
+        arguments, "the result of call k"), and what binding it found."""
+        return self, []
+
+    def kind_checks(self, toolset: Toolset, found: list[Diagnostic],
+                    check: Callable[[Plan, Toolset], list[Diagnostic]]) -> list[Diagnostic]:
+        """The common checks' ``found`` diagnostics, adjusted to this kind of plan (``check``
+        runs the common checks on another plan, e.g. a loop body)."""
+        return found
+
+    def own_toolset(self) -> Toolset | None:
+        """The tool pool this kind of plan is checked against when none was asked for."""
+        return None
 
 
 # --------------------------------------------------------------------------- tool pools
