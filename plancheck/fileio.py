@@ -158,17 +158,29 @@ def _mode_for(path: str) -> int:
 class AtomicWriter:
     """A text file written through a temporary file beside it, renamed over ``path`` only by
     :meth:`commit`: until then (and for ever, after :meth:`discard` or a crash) an existing
-    ``path`` keeps its old content."""
+    ``path`` keeps its old content. A symbolic link is written through (its target gets the
+    text, the link stays); a path that is no regular file (a device, a pipe) is written in
+    place, as no rename can be atomic there and one would replace the device."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(self.path))
+        # Through a symbolic link to the file it names: the link stays a link.
+        self.path = os.path.realpath(os.fspath(path))
+        self._temporary = ""
+        found = _stat(self.path)
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            # A device or a pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO): written in place,
+            # as renaming a file over it would replace the device itself.
+            self.handle: IO[str] = open(self.path, "w", encoding="utf-8", newline="",  # noqa: SIM115
+                                        errors="backslashreplace")
+            self._done = False
+            return
+        directory = os.path.dirname(self.path)
         import tempfile  # here: importing it costs every command's start-up, most never write
 
         handle, self._temporary = tempfile.mkstemp(
             dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".tmp")
         # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
-        self.handle: IO[str] = os.fdopen(handle, "w", encoding="utf-8", newline="",
+        self.handle = os.fdopen(handle, "w", encoding="utf-8", newline="",
                                          errors="backslashreplace")
         self._done = False
 
@@ -179,6 +191,9 @@ class AtomicWriter:
         if self._done:
             return
         self._done = True
+        if not self._temporary:  # written in place
+            self.handle.close()
+            return
         try:
             self.handle.flush()
             os.fsync(self.handle.fileno())
@@ -198,8 +213,9 @@ class AtomicWriter:
         self._remove()
 
     def _remove(self) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(self._temporary)
+        if self._temporary:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temporary)
 
     def __enter__(self) -> AtomicWriter:
         return self
