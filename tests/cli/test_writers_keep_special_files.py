@@ -15,6 +15,7 @@ import pytest
 
 from plancheck.cli import main
 
+# The bundled example, which has 3 errors (exit 1).
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "flood_plan.json")
 
 
@@ -25,7 +26,7 @@ def test_output_to_a_named_pipe_writes_into_it(tmp_path: Path) -> None:
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
     reader.start()
-    assert main(["check", "--format", "json", "--output", str(pipe), EXAMPLE]) == 1  # the example has 3 errors
+    assert main(["check", "--format", "json", "--output", str(pipe), EXAMPLE]) == 1
     reader.join(timeout=30)
     assert stat.S_ISFIFO(os.stat(pipe).st_mode), "the pipe was replaced by a file"
     assert json.loads(received[0])["summary"]["errors"] == 3
@@ -38,7 +39,7 @@ def test_output_through_a_symbolic_link_keeps_the_link(tmp_path: Path) -> None:
     target.write_text("old", encoding="utf-8")
     link = tmp_path / "latest.json"
     link.symlink_to(target)
-    assert main(["check", "--format", "json", "--output", str(link), EXAMPLE]) == 1  # the example has 3 errors
+    assert main(["check", "--format", "json", "--output", str(link), EXAMPLE]) == 1
     assert link.is_symlink()
     assert json.loads(target.read_text(encoding="utf-8"))["summary"]["errors"] == 3
     assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]
