@@ -20,8 +20,9 @@ from plancheck.compiler.driver import (
     check_in_memory,
     check_source,
     check_unit,
+    one_report,
 )
-from plancheck.compiler.frontends import parse_source, sniff_kind
+from plancheck.compiler.frontends import parse_source, sniff_kind, value_units
 from plancheck.compiler.units import PlanUnit
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
@@ -70,12 +71,12 @@ def check(
         from plancheck.compiler.sources import load_source
 
         source = load_source(str(plan), strict=strict)
-        return _single(list(check_source(source, tools, options, phases,
+        return one_report(list(check_source(source, tools, options, phases,
                                          choose_dora=choose_dora)), str(plan))
     if isinstance(plan, str):
         kind = sniff_kind(name, plan)
         source = parse_source(plan, name, strict=strict, kind=kind)
-        return _single(list(check_source(source, tools, options, phases,
+        return one_report(list(check_source(source, tools, options, phases,
                                          choose_dora=choose_dora)), name)
     if not isinstance(plan, Plan):
         problem = _not_json_data(plan)
@@ -85,7 +86,8 @@ def check(
             return Report(name, None, None, [make(
                 "PC100", f"the plan is not JSON data: {problem}",
                 primary=Span(name, pointer="")).with_context(file=name, record=None)])
-    return check_in_memory(plan, tools, options, name=name, extra_phases=phases)
+    return check_in_memory(plan, tools, options, name=name, extra_phases=phases,
+                           choose_dora=choose_dora)
 
 
 def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPhase]:
@@ -115,18 +117,6 @@ def _not_json_data(value: Any) -> str | None:
         elif isinstance(item, (list, tuple)):
             pending.extend((member, f"{pointer}/{i}") for i, member in enumerate(item))
     return None
-
-
-def _single(reports: list[Report], name: str) -> Report:
-    """One report for one input (a multi-record input is merged)."""
-    plans = [r for r in reports if r.plan is not None or r.value is not None]
-    if len(reports) == 1:
-        return reports[0]
-    merged = Report(name, None, plans[0].plan if len(plans) == 1 else None)
-    for report in reports:
-        merged.diagnostics.extend(report.diagnostics)
-        merged.lines = merged.lines or report.lines
-    return merged
 
 
 def score(
@@ -194,6 +184,12 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
     from plancheck.compiler.dora_native import lower_dora
     from plancheck.dora.formats import find_trajectories
 
+    # First the one reading every entry point shares: tool calls in any shape plancheck knows
+    # (a message, a message list, a transcript, ...), a DORA document, a trajectory.
+    read = parse_source(text, name, kind="json").units if text is not None else \
+        value_units(trajectory, name, strict=options.strict_json)
+    if len(read) == 1 and read[0].plan is not None:
+        return check_unit(read[0], toolset, options, phases)
     found = find_trajectories(trajectory)
     plan: Plan | None
     if found is not None and len(found) == 1:  # DORA's own formats (call/args/obs)

@@ -192,7 +192,7 @@ class _Lowering:
 # --------------------------------------------------------------------------- entry points
 
 
-def trajectory_unit(value: Any, file: str, lines: LineIndex, region: tuple[int, int]
+def trajectory_unit(value: Any, file: str, lines: LineIndex, region: tuple[int, int] | None
                     ) -> PlanUnit | None:
     """A plan unit for a JSON document that is a trajectory (``None`` when it is not one);
     the hook :mod:`plancheck.compiler.frontends` calls for every JSON file."""

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from plancheck.compiler.checker import check_plan_steps
+from plancheck.compiler.frontends import value_units
 from plancheck.compiler.lowering import lower_plan
 from plancheck.compiler.sources import load_source
 from plancheck.compiler.units import PlanUnit, SourceFile
@@ -22,7 +23,6 @@ from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.formats.sniff import is_tool_definitions
 from plancheck.ir.nodes import Plan, Toolset
-from plancheck.ir.schema import PLAN_STEP_KEYS
 from plancheck.records import FrozenRecord, Record, replace
 
 
@@ -225,23 +225,36 @@ def check_unit(
 
 
 def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | None = None,
-                    *, name: str = "<plan>", extra_phases: Iterable[PlanPhase] = ()) -> Report:
-    """Check a plan held in memory, an IR plan or a JSON value (no source text: spans keep
-    their JSON pointers and no line numbers)."""
-    positions = Positions(name, LineIndex(""))
+                    *, name: str = "<plan>", extra_phases: Iterable[PlanPhase] = (),
+                    choose_dora: bool = False) -> Report:
+    """Check a plan held in memory, an IR plan or a JSON value, read as the same value in a
+    file is read (:func:`~plancheck.compiler.frontends.value_units`); one report (the
+    reports of a value holding several plans merged). No source text: spans keep their JSON
+    pointers and no line numbers."""
     if isinstance(plan, Plan):
+        positions = Positions(name, LineIndex(""))
         return check_unit(PlanUnit(name, None, positions, plan=plan), toolset, options,
                           extra_phases)
-    if not isinstance(plan, list) or not plan or not isinstance(plan[0], dict) or \
-            not PLAN_STEP_KEYS.intersection(plan[0]):  # not plainly a plan: maybe tool calls
-        from plancheck.compiler.callshapes import call_unit
+    options = options or CheckOptions()
+    source = SourceFile(name, value_units(plan, name, strict=options.strict_json))
+    if len(source.units) == 1:  # (most values: what check_source would do, less its loop)
+        unit = source.units[0]
+        return check_unit(unit, toolset_for(unit, source, toolset, choose_dora), options,
+                          extra_phases)
+    return one_report(list(check_source(source, toolset, options, extra_phases,
+                                        choose_dora=choose_dora)), name)
 
-        calls = call_unit(plan, name, positions)
-        if calls is not None:
-            return check_unit(calls, toolset, options, extra_phases)
-    unit = PlanUnit(name, None, positions, value=plan, has_value=True,
-                    root=Span(name, pointer=""))
-    return check_unit(unit, toolset, options, extra_phases)
+
+def one_report(reports: list[Report], name: str) -> Report:
+    """One report for one input (the reports of a multi-record input merged)."""
+    plans = [r for r in reports if r.plan is not None or r.value is not None]
+    if len(reports) == 1:
+        return reports[0]
+    merged = Report(name, None, plans[0].plan if len(plans) == 1 else None)
+    for report in reports:
+        merged.diagnostics.extend(report.diagnostics)
+        merged.lines = merged.lines or report.lines
+    return merged
 
 
 def internal_error(error: BaseException) -> Diagnostic:

@@ -151,7 +151,15 @@ def _json_units(text: str, file: str, lines: LineIndex, strict: bool) -> list[Pl
                                text, file, lines)
 
 
-def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int],
+def value_units(value: Any, file: str, *, strict: bool = False) -> list[PlanUnit]:
+    """The units of a JSON value held in memory, read exactly as the same value in a file
+    (:func:`parse_source`): a plan, a record or a list of records, tool calls in any shape
+    plancheck knows, a DORA document or trajectory. There is no text, so spans keep their
+    JSON pointers and have no line numbers."""
+    return _value_units(value, file, LineIndex(""), None, strict)
+
+
+def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int] | None,
                  strict: bool) -> list[PlanUnit]:
     if not _plainly_plan_steps(value):
         found = _calls_or_trajectories(value, file, lines, region)
@@ -189,8 +197,8 @@ def _plainly_plan_steps(value: Any) -> bool:
                     and "tasks" not in item for item in value))
 
 
-def _calls_or_trajectories(value: Any, file: str, lines: LineIndex, region: tuple[int, int]
-                           ) -> list[PlanUnit] | None:
+def _calls_or_trajectories(value: Any, file: str, lines: LineIndex,
+                           region: tuple[int, int] | None) -> list[PlanUnit] | None:
     """The units of a DORA document, of tool calls in a common shape, or of a DORA-style
     trajectory (``None``: ``value`` is none of these)."""
     from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
@@ -242,7 +250,7 @@ def _record_unit(
     pointer: str,
     file: str,
     lines: LineIndex,
-    region: tuple[int, int],
+    region: tuple[int, int] | None,
     strict: bool,
     default_name: str | None,
 ) -> PlanUnit:

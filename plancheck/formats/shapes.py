@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from plancheck.formats.found import FoundCall, child
 from plancheck.formats.gemini import read_gemini
+from plancheck.formats.jsonrpc import read_jsonrpc
 from plancheck.formats.records import (
     CALL_ARGUMENT_KEYS,
     CALL_CONTAINER_KEYS,
@@ -137,6 +138,7 @@ CALL_SHAPES: Final = {shape.name: shape for shape in (
     CallShape("openai-responses", _openai_responses, detected=True),
     CallShape("anthropic", _anthropic, detected=True),
     CallShape("gemini", read_gemini, detected=True),
+    CallShape("mcp-jsonrpc", read_jsonrpc, detected=True),
     CallShape("generic", _generic, detected=True),
     CallShape("name-keyed", _name_keyed, detected=False, answers=True),
     CallShape("bfcl-answer", _bfcl_answer, detected=False, answers=True),

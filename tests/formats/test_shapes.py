@@ -39,6 +39,8 @@ def test_call_formats_and_cli_choices_come_from_the_registry() -> None:
     ({"type": "function_call", "name": "f", "arguments": "{}"}, "openai-responses", "f", "{}"),
     ({"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}, "anthropic", "f", {"a": 1}),
     ({"functionCall": {"name": "f", "args": {"a": 1}}}, "gemini", "f", {"a": 1}),
+    ({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "f",
+      "arguments": {"a": 1}}}, "mcp-jsonrpc", "f", {"a": 1}),
     ({"tool": "f", "args": {"a": 1}}, "generic", "f", {"a": 1}),
 ])
 def test_each_detected_shape_reads_its_call(value: Any, shape: str, name: str,

@@ -1,0 +1,22 @@
+"""MCP's JSON-RPC requests: ``{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params":
+{"name", "arguments": {...}}}``, what an MCP client sends and a proxy or a log records. (The
+``params`` alone are a call in the generic shape.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plancheck.formats.found import FoundCall, child
+
+__all__ = ["read_jsonrpc"]
+
+
+def read_jsonrpc(item: dict[str, Any], pointer: str) -> FoundCall | None:
+    params = item.get("params")
+    if item.get("method") != "tools/call" or not isinstance(params, dict) or \
+            not isinstance(params.get("name"), str):
+        return None
+    base = child(pointer, "params")
+    return FoundCall(pointer, "mcp-jsonrpc", params["name"], child(base, "name"),
+                     params.get("arguments"),
+                     child(base, "arguments") if "arguments" in params else None)
