@@ -19,12 +19,13 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 
 def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
     from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
-    from plancheck.dora.errors import DoraInputError
+    from plancheck.dora.errors import DoraInputError, DoraRunError
     from plancheck.dora.polygons import PolygonWarning
-    from plancheck.scoring.dora_run import DoraRunError, load_gold, load_run, score_run
+    from plancheck.scoring.dora_run import load_gold, load_run, score_run
 
+    gold_warnings: list[str] = []
     try:
-        gold, files = load_gold(gold_paths)
+        gold, gold_roots = load_gold(gold_paths, gold_warnings)
         run = load_run(args.predictions, gold)
     except DoraRunError as error:
         print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
@@ -33,7 +34,7 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
     if toolset is None:
         print_plain(problems)
         return EXIT_ERROR
-    roots = [*{f.parent for f in files}, *run.roots]
+    roots = [*dict.fromkeys(gold_roots), *run.roots]
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PolygonWarning)
@@ -64,13 +65,19 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
         from plancheck.scoring.dora_run import results_table
 
         sys.stdout.write(results_table(results.summary))
-    for problem in run.malformed[:5]:
+    for message in [*gold_warnings, *results.warnings]:
+        print(f"plancheck: warning: {message}", file=sys.stderr)
+    malformed = run.found.malformed
+    for problem in malformed[:5]:
         print(f"plancheck: error[PC100]: {problem}; skipped", file=sys.stderr)
-    if run.unmatched:
-        print(f"plancheck: {len(run.unmatched)} record(s) answer no gold task and were not "
-              "scored", file=sys.stderr)
+    if len(malformed) > 5:
+        print(f"plancheck: and {len(malformed) - 5} more line(s) skipped", file=sys.stderr)
+    unmatched = results.summary["unmatched_records"]
+    if unmatched:
+        print(f"plancheck: {unmatched} record(s) answer no gold task and were not scored",
+              file=sys.stderr)
     _warn_repeated(run.records)
-    return EXIT_FINDINGS if run.malformed or run.unmatched else EXIT_OK
+    return EXIT_FINDINGS if malformed or unmatched else EXIT_OK
 
 
 def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
@@ -85,7 +92,8 @@ def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
         repeated = {task: n for task, n in counts.items() if n > 1}
         for (sample, index), n in list(repeated.items())[:5]:
             print(f"plancheck: warning: {n} records of {dimension} answer task {index} of "
-                  f"sample {sample}; the last one is scored", file=sys.stderr)
+                  f"sample {sample}; the last one is scored (an answer or trajectory it lacks "
+                  "is the one before)", file=sys.stderr)
         if len(repeated) > 5:
             print(f"plancheck: warning: and {len(repeated) - 5} more tasks of {dimension} "
                   "answered more than once", file=sys.stderr)
@@ -113,7 +121,7 @@ def run_report(args: argparse.Namespace, files: list[Path]) -> int:
     root = Path(args.results)
     documents = {}
     for file in files:
-        items = list(iter_items(file.read_text(encoding="utf-8")))
+        items = list(iter_items(file.read_bytes().decode("utf-8", errors="replace")))
         name = str(file.relative_to(root)) if root.is_dir() else file.name
         documents[name] = summary_from_items(items)
     if args.format == "json":

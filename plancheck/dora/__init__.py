@@ -5,7 +5,8 @@
 * DORA's released evaluator, exactly: :func:`trajectory_metrics` (:mod:`.metrics`),
   :func:`score_answer` (:mod:`.answers`, polygons in :mod:`.polygons`),
   :func:`parse_prediction` and :func:`merge_predictions` (:mod:`.predictions`), and
-  :func:`aggregate` / :func:`score_samples` / :func:`evaluate_run` (:mod:`.aggregate`).
+  :func:`aggregate` / :func:`score_samples` (:mod:`.aggregate`), and a whole run read as DORA
+  reads it (:mod:`.run_reader`) and scored (:func:`evaluate_run`, :mod:`.runs`).
   ``tests/dora/test_dora_parity.py`` holds them to DORA's own verdicts.
 * The paper's wording of the trajectory metrics and answer operators, kept for comparison:
   :mod:`plancheck.dora.paper_metrics`, :mod:`plancheck.dora.paper_answers`.
@@ -18,15 +19,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "DIMENSIONS": "aggregate",
+    "DIMENSIONS": "dimensions",
     "aggregate": "aggregate",
     "aggregate_tasks": "aggregate",
-    "evaluate_run": "aggregate",
+    "evaluate_run": "runs",
     "sample_gsd": "aggregate",
     "score_samples": "aggregate",
     "task_row": "aggregate",
     "score_answer": "answers",
     "DoraInputError": "errors",
+    "DoraRunError": "errors",
     "MissingExtraError": "errors",
     "METRICS": "metrics",
     "trajectory_metrics": "metrics",
@@ -39,6 +41,7 @@ __all__ = [
     "DIMENSIONS",
     "METRICS",
     "DoraInputError",
+    "DoraRunError",
     "MissingExtraError",
     "PolygonWarning",
     "aggregate",
@@ -55,19 +58,19 @@ __all__ = [
 
 if TYPE_CHECKING:
     from plancheck.dora.aggregate import (
-        DIMENSIONS,
         aggregate,
         aggregate_tasks,
-        evaluate_run,
         sample_gsd,
         score_samples,
         task_row,
     )
     from plancheck.dora.answers import score_answer
-    from plancheck.dora.errors import DoraInputError, MissingExtraError
+    from plancheck.dora.dimensions import DIMENSIONS
+    from plancheck.dora.errors import DoraInputError, DoraRunError, MissingExtraError
     from plancheck.dora.metrics import METRICS, trajectory_metrics
     from plancheck.dora.polygons import PolygonWarning
     from plancheck.dora.predictions import merge_predictions, parse_prediction
+    from plancheck.dora.runs import evaluate_run
 
 
 def __getattr__(name: str) -> Any:

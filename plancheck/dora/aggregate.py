@@ -9,24 +9,17 @@ score is the mean of the dimension scores of the dimensions with tasks, rounded 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from plancheck.dora.answers import score_fields
+from plancheck.dora.dimensions import DIMENSIONS
 from plancheck.dora.errors import DoraInputError
 from plancheck.dora.metrics import METRICS, trajectory_metrics
-from plancheck.dora.predictions import merge_predictions
 
-DIMENSIONS = {
-    "t1": "t1_perception_and_assessment",
-    "t2": "t2_spatial_relation_analysis",
-    "t3": "t3_operational_planning",
-    "t4": "t4_multi_temporal_reasoning",
-    "t5": "t5_multi_modal_report_synthesis",
-}
 DIGITS = 6
-_CAUGHT = (TypeError, ValueError, AttributeError, OverflowError, RecursionError, KeyError, OSError)
+CAUGHT = (TypeError, ValueError, AttributeError, OverflowError, RecursionError, KeyError, OSError)
 
 
 def sample_gsd(sample: Mapping[str, Any]) -> float | None:
@@ -79,7 +72,7 @@ def aggregate_tasks(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def _ordered(dimensions: Iterable[str]) -> list[str]:
+def ordered_dimensions(dimensions: Iterable[str]) -> list[str]:
     """DORA's order (t1..t5) first, then any other dimension in the order given."""
     given = list(dimensions)
     return [d for d in DIMENSIONS if d in given] + [d for d in given if d not in DIMENSIONS]
@@ -90,7 +83,8 @@ def aggregate(rows_by_dimension: Mapping[str, Sequence[Mapping[str, Any]]]) -> d
 
     ``trajectory`` is the macro-average of each metric over the dimensions with tasks (the
     ``DORA`` line of DORA's results table, not rounded)."""
-    dimensions = {d: aggregate_tasks(rows_by_dimension[d]) for d in _ordered(rows_by_dimension)}
+    dimensions = {d: aggregate_tasks(rows_by_dimension[d])
+                  for d in ordered_dimensions(rows_by_dimension)}
     active = [summary for summary in dimensions.values() if summary["n_tasks"] > 0]
     score = sum(s["dim_score"] for s in active) / len(active) if active else 0.0
     trajectory = {
@@ -116,21 +110,53 @@ def _score_task(
     return answer, fields, metrics
 
 
+class TaskPair(NamedTuple):
+    """A gold task and the predicted task DORA scores it against."""
+
+    sample_index: int
+    gold_sample: Any
+    task_index: int
+    gold_task: Any
+    pred_task: Any
+    pred_position: int | None  # the predicted sample's position (None: the gold, or a stub)
+
+
 def _matching_sample(
     index: int,
     gold_sample: Mapping[str, Any],
     pred_samples: Sequence[Any] | None,
-    by_id: Mapping[Any, Any],
-) -> Any:
-    """The predicted sample for a gold one: by ``sample_id``, else by position, else none."""
+    by_id: Mapping[Any, int],
+) -> tuple[Any, int | None]:
+    """The predicted sample for a gold one, and its position: by ``sample_id``, else by
+    position, else none (an empty stub)."""
     if pred_samples is None:
-        return gold_sample
+        return gold_sample, None
     sample_id = gold_sample.get("sample_id", f"sample_{index}")
     if sample_id in by_id:
-        return by_id[sample_id]
+        return pred_samples[by_id[sample_id]], by_id[sample_id]
     if index < len(pred_samples):
-        return pred_samples[index]
-    return {"sample_id": sample_id, "tasks": []}
+        return pred_samples[index], index
+    return {"sample_id": sample_id, "tasks": []}, None
+
+
+def task_pairs(gold_samples: Sequence[Any], pred_samples: Sequence[Any] | None
+               ) -> Iterator[TaskPair]:
+    """Every task of every gold sample with the task at the same index of the matching
+    predicted sample (``{}`` when it has none), in DORA's order; ``pred_samples=None`` pairs
+    the gold with itself (DORA's sanity mode)."""
+    by_id: dict[Any, int] = {}
+    for position, sample in enumerate(pred_samples or ()):
+        if sample.get("sample_id", ""):
+            by_id[sample.get("sample_id", "")] = position
+    for index, gold_sample in enumerate(gold_samples):
+        pred_sample, pred_position = _matching_sample(index, gold_sample, pred_samples, by_id)
+        pred_tasks = pred_sample.get("tasks", [])
+        for task_index, gold_task in enumerate(gold_sample.get("tasks", [])):
+            if pred_samples is None:
+                pred_task = gold_task
+            else:
+                pred_task = pred_tasks[task_index] if task_index < len(pred_tasks) else {}
+            yield TaskPair(index, gold_sample, task_index, gold_task, pred_task, pred_position)
 
 
 def score_samples(
@@ -142,45 +168,14 @@ def score_samples(
     same index of the matching predicted sample (missing: scored against nothing).
     ``pred_samples=None`` scores the gold against itself (DORA's sanity mode)."""
     try:
-        by_id = {}
-        for sample in pred_samples or ():
-            if sample.get("sample_id", ""):
-                by_id[sample.get("sample_id", "")] = sample
+        # Every sample's GSD is read, as DORA reads it, even a sample without tasks.
+        gsds = [sample_gsd(sample) for sample in gold_samples]
         rows = []
-        for index, gold_sample in enumerate(gold_samples):
-            pred_sample = _matching_sample(index, gold_sample, pred_samples, by_id)
-            gsd = sample_gsd(gold_sample)
-            pred_tasks = pred_sample.get("tasks", [])
-            for task_index, gold_task in enumerate(gold_sample.get("tasks", [])):
-                if pred_samples is None:
-                    pred_task = gold_task
-                else:
-                    pred_task = pred_tasks[task_index] if task_index < len(pred_tasks) else {}
-                answer, fields, metrics = _score_task(pred_task, gold_task, gsd, polygon_roots)
-                sample_id = gold_sample.get("sample_id", f"sample_{index}")
-                rows.append(task_row(sample_id, task_index, answer, fields, metrics))
+        for pair in task_pairs(gold_samples, pred_samples):
+            answer, fields, metrics = _score_task(pair.pred_task, pair.gold_task,
+                                                  gsds[pair.sample_index], polygon_roots)
+            sample_id = pair.gold_sample.get("sample_id", f"sample_{pair.sample_index}")
+            rows.append(task_row(sample_id, pair.task_index, answer, fields, metrics))
         return rows
-    except _CAUGHT as error:
+    except CAUGHT as error:
         raise DoraInputError(f"DORA cannot score these samples: {error}") from error
-
-
-def evaluate_run(
-    gold: Mapping[str, Sequence[Any]],
-    records: Mapping[str, Iterable[Any]] | None = None,
-    polygon_roots: Sequence[str | Path] = (),
-) -> dict[str, Any]:
-    """A whole run, as DORA's ``scripts/evaluate.py --run`` scores it: ``gold`` maps dimensions
-    to gold samples, ``records`` dimensions to run records (None: gold against itself).
-    Dimensions without records are not scored. The result is :func:`aggregate`'s with the
-    task rows under ``tasks``."""
-    try:
-        predictions = None if records is None else merge_predictions(gold, records)
-    except _CAUGHT as error:
-        raise DoraInputError(f"DORA cannot read these run records: {error}") from error
-    rows: dict[str, list[dict[str, Any]]] = {}
-    for dimension in _ordered(gold):
-        if predictions is not None and dimension not in predictions:
-            continue
-        pred = None if predictions is None else predictions[dimension]
-        rows[dimension] = score_samples(gold[dimension], pred, polygon_roots)
-    return {**aggregate(rows), "tasks": rows}

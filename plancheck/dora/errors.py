@@ -23,3 +23,8 @@ class MissingExtraError(ImportError):
         )
         self.module = module
         self.extra = extra
+
+
+class DoraRunError(Exception):
+    """The gold task files or the run cannot be read (a file missing or unreadable, gold that
+    is not DORA's task files)."""

@@ -13,7 +13,7 @@ import copy
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 _ANSWER_TAG = re.compile(r"<Answer>\s*(.+?)\s*</Answer>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)\n?\s*```", re.DOTALL)
@@ -78,38 +78,55 @@ def record_task(record: Mapping[str, Any]) -> tuple[Any, int]:
     return sample or head, index
 
 
+class MergedDimension(NamedTuple):
+    """One dimension's records merged into a copy of its gold samples, as DORA merges them,
+    with where each record went (plancheck's labels are read from it, never DORA's numbers)."""
+
+    samples: list[Any]
+    landed: dict[tuple[int, int], list[Any]]  # (sample position, task index) -> its records
+    unmatched: list[Any]  # records that name no gold task
+
+
+def merge_dimension(samples: Sequence[Any], records: Iterable[Any]) -> MergedDimension:
+    """A copy of ``samples`` whose tasks hold ``records``' answers and trajectories, in order.
+
+    An object answer is used as is; any other non-null answer is parsed
+    (:func:`parse_prediction`) and kept as ``{"_raw": text}`` when no object is found; a null
+    answer leaves the task's as it was, and an empty trajectory its trajectory. A record
+    without ``predicted_answer`` falls back to its ``final_answer``; one that names no gold
+    task is ignored. Tasks are found by ``(sample_id, task index)``: of two samples with one
+    id, the later one takes the records."""
+    copies = list(copy.deepcopy(samples))
+    tasks: dict[tuple[Any, int], tuple[tuple[int, int], dict[str, Any]]] = {}
+    for position, sample in enumerate(copies):
+        for index, task in enumerate(sample.get("tasks", [])):
+            task["final_answer"], task["trajectory"] = {}, []
+            tasks[(sample.get("sample_id", ""), index)] = ((position, index), task)
+    landed: dict[tuple[int, int], list[Any]] = {}
+    unmatched: list[Any] = []
+    for record in records:
+        found = tasks.get(record_task(record))
+        if found is None:
+            unmatched.append(record)
+            continue
+        where, target = found
+        landed.setdefault(where, []).append(record)
+        answer = record.get("predicted_answer", record.get("final_answer"))
+        if isinstance(answer, dict):
+            target["final_answer"] = answer
+        elif answer is not None:
+            parsed = parse_prediction(str(answer))
+            target["final_answer"] = parsed if isinstance(parsed, dict) else {"_raw": str(answer)}
+        if record.get("trajectory"):
+            target["trajectory"] = record["trajectory"]
+    return MergedDimension(copies, landed, unmatched)
+
+
 def merge_predictions(
     gold: Mapping[str, Sequence[Any]], records: Mapping[str, Iterable[Any]]
 ) -> dict[str, list[Any]]:
-    """Per dimension with records: a copy of the gold samples whose tasks hold the records'
-    answers (``final_answer``) and trajectories, ``{}`` / ``[]`` for unanswered tasks.
-
-    An object answer is used as is; any other non-null answer is parsed
-    (:func:`parse_prediction`) and kept as ``{"_raw": text}`` when no object is found. A record
-    without ``predicted_answer`` falls back to its ``final_answer``; one that names no gold
-    task is ignored; of several records for one task the last wins."""
-    merged: dict[str, list[Any]] = {}
-    for dimension, samples in gold.items():
-        if dimension not in records:
-            continue
-        copies = list(copy.deepcopy(samples))
-        tasks: dict[tuple[Any, int], dict[str, Any]] = {}
-        for sample in copies:
-            for index, task in enumerate(sample.get("tasks", [])):
-                task["final_answer"], task["trajectory"] = {}, []
-                tasks[(sample.get("sample_id", ""), index)] = task
-        for record in records[dimension]:
-            target = tasks.get(record_task(record))
-            if target is None:
-                continue
-            answer = record.get("predicted_answer", record.get("final_answer"))
-            if isinstance(answer, dict):
-                target["final_answer"] = answer
-            elif answer is not None:
-                parsed = parse_prediction(str(answer))
-                found = parsed if isinstance(parsed, dict) else {"_raw": str(answer)}
-                target["final_answer"] = found
-            if record.get("trajectory"):
-                target["trajectory"] = record["trajectory"]
-        merged[dimension] = copies
-    return merged
+    """Per dimension with records (even none): a copy of the gold samples whose tasks hold the
+    records' answers (``final_answer``) and trajectories, ``{}`` / ``[]`` for unanswered tasks
+    (:func:`merge_dimension`)."""
+    return {dimension: merge_dimension(samples, records[dimension]).samples
+            for dimension, samples in gold.items() if dimension in records}

@@ -1,18 +1,18 @@
-"""Score a DORA run: DORA's numbers (``plancheck.dora``), per task and per dimension, plus the
-first point of failure of every predicted trajectory.
+"""Score a DORA run: DORA's numbers (``plancheck.dora``), per task and per dimension, plus
+plancheck's labels of each task and the first point of failure of every predicted trajectory.
 
-Gold is DORA's task files (``tasks/t1_perception_and_assessment.json`` ...: lists of samples),
-named one by one or by their directory. A run is what DORA's runner writes: a run directory
-(``<run>/<task>/benchmark.jsonl``, one per dimension, as ``scripts/evaluate.py --run`` reads
-it) or ``benchmark.jsonl`` files, whose records are matched to gold tasks by ``question_id``
-(``<sample_id>_task<i>``), within the dimension their ``task_category`` names when it names one.
+Gold is DORA's task files (``tasks/t1_perception_and_assessment.json`` ...: lists of samples):
+a tasks directory, read as DORA reads it (its five task files, no other), or files named one by
+one (the dimension from the name, else from the first task's category code). A run is what
+DORA's runner writes: a run directory (``<run>/<task>/benchmark.jsonl``), read as DORA's
+``scripts/evaluate.py --run`` reads it (:mod:`plancheck.dora.run_reader`), or
+``benchmark.jsonl`` files named one by one, whose records are matched to gold tasks by
+``question_id`` (``<sample_id>_task<i>``), within the dimension their ``task_category``
+names when it names one.
 
-The numbers are DORA's (:func:`plancheck.dora.merge_predictions`,
-:func:`plancheck.dora.score_samples`, :func:`plancheck.dora.aggregate`), with one reading of
-the records made explicit: a record whose ``error`` is set is a *run failure*. Its
-``predicted_answer`` (the runner writes ``"Error: ..."``) is not taken as the model's answer;
-DORA scores that text as an answer without the gold fields, which is what an unanswered task
-scores, so the numbers do not change; the failures are counted apart.
+The numbers and the labels are :mod:`plancheck.dora.runs`' (the same as
+:func:`plancheck.dora.evaluate_run`'s); the summary is made from the per-item lines
+(:func:`summary_from_items`), so ``plancheck report`` on those lines says what ``score`` said.
 """
 
 from __future__ import annotations
@@ -23,55 +23,48 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plancheck.dora.aggregate import DIMENSIONS, aggregate, score_samples
-from plancheck.dora.errors import DoraInputError
+from plancheck.dora.dimensions import DIMENSIONS, task_file_name
+from plancheck.dora.errors import DoraRunError
 from plancheck.dora.metrics import METRICS, flatten, tool_sequence
 from plancheck.dora.normalize import normalize_tool_name
-from plancheck.dora.predictions import merge_predictions, record_task
-from plancheck.fileio import reason
+from plancheck.dora.predictions import record_task
+from plancheck.dora.run_reader import (
+    RunRecords,
+    is_task_file_value,
+    read_records,
+    read_run,
+    read_task_dir,
+    read_task_file,
+)
+from plancheck.dora.runs import score_dimensions, summarize, zero_task_warnings
 from plancheck.ir.nodes import Toolset
 
 BENCHMARK = "dora"
-RECORDS = "benchmark.jsonl"
-
-
-def _why(error: OSError | UnicodeDecodeError) -> str:
-    return reason(error) if isinstance(error, OSError) else f"not UTF-8 ({error.reason})"
-
-
-class DoraRunError(Exception):
-    """The gold task files or the run cannot be read."""
 
 
 # --------------------------------------------------------------------------- gold
 
 
-def is_task_file_value(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(s, dict) and isinstance(s.get("tasks"), list) for s in value)
-
-
-def task_files(paths: Sequence[str]) -> list[Path]:
-    """The task files ``paths`` name (a directory stands for its ``*.json`` files)."""
-    found: list[Path] = []
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.glob("*.json") if p.is_file()))
-        else:
-            found.append(path)
-    return found
+def _holds_task_files(path: Path) -> bool:
+    return any((path / task_file_name(dim)).is_file() for dim in DIMENSIONS)
 
 
 def looks_like_dora_gold(paths: Sequence[str]) -> bool:
-    """Whether ``paths`` name DORA task files (a directory of them, or JSON lists of samples)."""
-    files = task_files(paths)
-    if not files or any(p.suffix.lower() != ".json" for p in files):
-        return False
-    try:
-        return is_task_file_value(json.loads(files[0].read_text(encoding="utf-8-sig")))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return False
+    """Whether ``paths`` name DORA task files: a directory holding one of DORA's five, or
+    JSON lists of samples (one of them with ``tasks``)."""
+    for name in paths[:1]:
+        path = Path(name)
+        if path.is_dir():
+            return _holds_task_files(path)
+        if path.suffix.lower() != ".json":
+            return False
+        try:
+            value = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            return False
+        return bool(value) and is_task_file_value(value) and (
+            path.stem in DIMENSIONS.values() or any("tasks" in s for s in value))
+    return False
 
 
 def dimension_of(path: Path, samples: Sequence[Any]) -> str:
@@ -82,28 +75,33 @@ def dimension_of(path: Path, samples: Sequence[Any]) -> str:
             return dim
     for sample in samples:
         for task in sample.get("tasks", []):
-            code = task.get("task_category_code") if isinstance(task, dict) else None
+            code = task.get("task_category_code")
             if isinstance(code, str) and code.lower() in DIMENSIONS:
                 return code.lower()
     return stem
 
 
-def load_gold(paths: Sequence[str]) -> tuple[dict[str, list[Any]], list[Path]]:
+def load_gold(paths: Sequence[str], warnings: list[str]
+              ) -> tuple[dict[str, list[Any]], list[Path]]:
+    """The gold samples per dimension, and the directories polygons are looked for in."""
     gold: dict[str, list[Any]] = {}
-    files = task_files(paths)
-    if not files:
+    roots: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            if not _holds_task_files(path):
+                raise DoraRunError(f"{path} holds none of DORA's task files "
+                                   f"({task_file_name('t1')} ...)")
+            for dim, samples in read_task_dir(path, warnings).items():
+                gold.setdefault(dim, []).extend(samples)
+            roots.append(path)
+        else:
+            samples = read_task_file(path, warnings)
+            gold.setdefault(dimension_of(path, samples), []).extend(samples)
+            roots.append(path.parent)
+    if not gold:
         raise DoraRunError("no DORA task files in " + ", ".join(paths))
-    for path in files:
-        try:
-            value = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise DoraRunError(f"cannot read {path}: {_why(error)}") from None
-        except (ValueError, RecursionError) as error:
-            raise DoraRunError(f"{path} is not valid JSON: {error}") from None
-        if not is_task_file_value(value):
-            raise DoraRunError(f"{path} is not a DORA task file (a list of samples with tasks)")
-        gold.setdefault(dimension_of(path, value), []).extend(value)
-    return gold, files
+    return gold, roots
 
 
 # --------------------------------------------------------------------------- the run
@@ -111,11 +109,13 @@ def load_gold(paths: Sequence[str]) -> tuple[dict[str, list[Any]], list[Path]]:
 
 @dataclass(slots=True)
 class Run:
-    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    failures: dict[str, set[tuple[Any, int]]] = field(default_factory=dict)
-    malformed: list[str] = field(default_factory=list)  # "file:line: why"
-    unmatched: list[str] = field(default_factory=list)  # question ids
+    found: RunRecords = field(default_factory=RunRecords)
+    unmatched: list[str] = field(default_factory=list)  # question ids of loose records
     roots: list[Path] = field(default_factory=list)
+
+    @property
+    def records(self) -> dict[str, list[dict[str, Any]]]:
+        return self.found.records
 
 
 def load_run(paths: Sequence[str], gold: Mapping[str, Sequence[Any]]) -> Run:
@@ -124,73 +124,24 @@ def load_run(paths: Sequence[str], gold: Mapping[str, Sequence[Any]]) -> Run:
                   for i, _ in enumerate(s.get("tasks", []))} for dim, samples in gold.items()}
     for name in paths:
         path = Path(name)
-        files: list[tuple[str | None, Path]]
         if path.is_dir():
             run.roots.append(path)
-            files = [(dim, path / task / RECORDS) for dim, task in DIMENSIONS.items()
-                     if (path / task / RECORDS).is_file()]
-            if (path / RECORDS).is_file():
-                files.append((None, path / RECORDS))
-            if not files:
-                raise DoraRunError(f"{path} holds no {RECORDS} (expected <run>/<task>/{RECORDS})")
-        else:
-            run.roots.append(path.parent)
-            files = [(None, path)]
-        for dim, file in files:
-            _read_records(file, dim, keys, run)
+            read_run(path, gold, run.found)
+            continue
+        run.roots.append(path.parent)
+        for record in read_records(path, run.found):
+            target = _dimension(record, keys)
+            if target is None:
+                run.unmatched.append(str(record.get("question_id")))
+            else:
+                run.found.records.setdefault(target, []).append(record)
     return run
-
-
-def _read_records(file: Path, dim: str | None, keys: Mapping[str, set[tuple[Any, int]]],
-                  run: Run) -> None:
-    try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise DoraRunError(f"cannot read {file}: {_why(error)}") from None
-    # A line that is not UTF-8 is one bad record, not a reason to drop the run (DORA's
-    # evaluator stops at it): undecodable bytes become lone surrogates, found per line below.
-    text = data.decode("utf-8-sig", errors="surrogateescape")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{file}:{number}"
-        if not line.isascii() and not _is_utf8(line):
-            run.malformed.append(f"{where}: the line is not UTF-8")
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            run.malformed.append(f"{where}: the line is not JSON")
-            continue
-        if not isinstance(record, dict):
-            run.malformed.append(f"{where}: the line is not a JSON object")
-            continue
-        if not isinstance(record.get("question_id", ""), str) or \
-                not isinstance(record.get("sample_id", ""), (str, int, type(None))):
-            run.unmatched.append(repr(record.get("question_id")))  # DORA cannot read it
-            continue
-        target = dim if dim is not None else _dimension(record, keys)
-        if target is None or target not in keys:
-            run.unmatched.append(str(record.get("question_id")))
-            continue
-        if record.get("error"):
-            # A run failure: its text is no answer (a partial trajectory is still DORA's).
-            run.failures.setdefault(target, set()).add(record_task(record))
-            record = {**record, "predicted_answer": None, "final_answer": None}
-        run.records.setdefault(target, []).append(record)
-
-
-def _is_utf8(line: str) -> bool:
-    """Whether ``line`` (decoded with ``surrogateescape``) was valid UTF-8."""
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _dimension(record: Mapping[str, Any], keys: Mapping[str, set[tuple[Any, int]]]
                ) -> str | None:
+    """The dimension of a record of a loose ``benchmark.jsonl``: the one its category names
+    when that one has its task, else the only one that has it."""
     named = [record.get("task_category"), record.get("task_category_code")]
     key = record_task(record)
     for value in named:
@@ -209,41 +160,26 @@ def _dimension(record: Mapping[str, Any], keys: Mapping[str, set[tuple[Any, int]
 @dataclass(slots=True)
 class DoraResults:
     summary: dict[str, Any]
-    items: list[dict[str, Any]]
+    items: list[dict[str, Any]]  # per-item lines: one per gold task, one per empty dimension
+    warnings: list[str]
 
 
 def score_run(gold: Mapping[str, Sequence[Any]], run: Run, roots: Sequence[Path],
               toolset: Toolset | None) -> DoraResults:
     """DORA's figures for the run, and one item per gold task of a scored dimension."""
-    try:
-        predictions = merge_predictions(gold, run.records)
-    except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as error:
-        raise DoraInputError(f"DORA cannot merge these records into the gold tasks: "
-                             f"{error}") from error
-    answered = {dim: {record_task(r) for r in records} for dim, records in run.records.items()}
-    rows: dict[str, list[dict[str, Any]]] = {}
+    scored = score_dimensions(gold, run.records, [str(r) for r in roots])
     items: list[dict[str, Any]] = []
-    ordered = [d for d in DIMENSIONS if d in gold] + [d for d in gold if d not in DIMENSIONS]
-    for dim in ordered:
-        if dim not in predictions:
-            continue  # as DORA: a dimension without records is not scored
-        rows[dim] = score_samples(gold[dim], predictions[dim], [str(r) for r in roots])
-        tasks = [(s, i, t) for s in predictions[dim] for i, t in enumerate(s.get("tasks", []))]
-        gold_tasks = [t for s in gold[dim] for t in s.get("tasks", [])]
-        for row, (sample, index, pred), gold_task in zip(rows[dim], tasks, gold_tasks,
-                                                         strict=False):
-            key = (sample.get("sample_id", ""), index)
-            status = "run_failure" if key in run.failures.get(dim, set()) else (
-                "answered" if key in answered.get(dim, set()) else "unanswered")
-            items.append(_item(dim, row, status, pred.get("trajectory", []),
-                               gold_task.get("trajectory", []), toolset))
-    summary = aggregate(rows)
-    summary["run_failures"] = {d: len(run.failures.get(d, ())) for d in rows}
-    summary["unanswered"] = {d: sum(1 for i in items if i["category"] == d
-                                    and i["status"] == "unanswered") for d in rows}
-    summary["malformed_records"] = len(run.malformed)
-    summary["unmatched_records"] = len(run.unmatched)
-    return DoraResults(summary, items)
+    for dim, found in scored.items():
+        if not found.rows:
+            items.append({"benchmark": BENCHMARK, "category": dim, "n_tasks": 0})
+        for row, status, pair in zip(found.rows, found.statuses, found.pairs, strict=True):
+            items.append(_item(dim, row, status, pair.pred_task.get("trajectory", []),
+                               pair.gold_task.get("trajectory", []), toolset))
+    summary = summary_from_items(items)
+    summary["malformed_records"] = len(run.found.malformed)
+    summary["unmatched_records"] = len(run.unmatched) + sum(
+        len(found.unmatched) for found in scored.values())
+    return DoraResults(summary, items, [*run.found.warnings, *zero_task_warnings(scored)])
 
 
 def _item(dim: str, row: Mapping[str, Any], status: str, pred: Any, gold: Any,
@@ -371,30 +307,36 @@ def results_table(summary: Mapping[str, Any]) -> str:
 
 
 def summary_from_items(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The summary of per-item lines (what ``plancheck report`` renders): DORA's aggregation
-    of the rows the lines carry."""
+    """The summary of per-item lines (what ``score`` prints and ``plancheck report``
+    renders): DORA's aggregation of the rows the lines carry, and the labels counted; a line
+    ``{"category": D, "n_tasks": 0}`` stands for a dimension without tasks."""
     rows: dict[str, list[dict[str, Any]]] = {}
-    failures: dict[str, int] = {}
+    statuses: dict[str, list[str]] = {}
     for item in items:
         dim = str(item["category"])
-        rows.setdefault(dim, []).append({"task_score": item["answer"],
-                                         **{m: item[m] for m in METRICS}})
-        failures[dim] = failures.get(dim, 0) + (item.get("status") == "run_failure")
-    summary = aggregate(rows)
-    summary["run_failures"] = failures
-    return summary
+        rows.setdefault(dim, [])
+        statuses.setdefault(dim, [])
+        if "n_tasks" in item:
+            continue
+        rows[dim].append({"task_score": item["answer"], **{m: item[m] for m in METRICS}})
+        statuses[dim].append(str(item.get("status")))
+    return summarize(rows, statuses)
 
 
 def iter_items(text: str) -> Iterator[dict[str, Any]]:
-    for line in text.splitlines():
+    """The DORA per-item lines of ``text`` (lines end at ``\n`` only: an answer may hold
+    U+2028 raw)."""
+    for line in text.split("\n"):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
-        if isinstance(item, dict) and item.get("benchmark") == BENCHMARK and \
-                isinstance(item.get("category"), str) and \
-                all(isinstance(item.get(m), (int, float)) for m in METRICS) and \
-                (item.get("answer") is None or isinstance(item.get("answer"), (int, float))):
+        if not isinstance(item, dict) or item.get("benchmark") != BENCHMARK or \
+                not isinstance(item.get("category"), str):
+            continue
+        if item.get("n_tasks") == 0 or (
+                all(isinstance(item.get(m), (int, float)) for m in METRICS)
+                and (item.get("answer") is None or isinstance(item.get("answer"), (int, float)))):
             yield item
