@@ -119,11 +119,11 @@ def once_each(paths: list[str], done: str) -> list[str]:
     return kept
 
 
-def policy_option(parser: argparse.ArgumentParser) -> None:
+def policy_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
     parser.add_argument("--policy", metavar="FILE", default=None,
-                        help="check every plan against the policies of FILE (a .wf file with "
-                        "`policy NAME { ... }` blocks): a violation is a finding (exit 1), a "
-                        "policy that cannot be used exit 2")
+                        help=help or "check every plan against the policies of FILE (a .wf "
+                        "file with `policy NAME { ... }` blocks): a violation is a finding "
+                        "(exit 1), a policy that cannot be used exit 2")
 
 
 def load_policies_or_exit(spec: str, toolset: Toolset, timeout_ms: int) -> Any:
