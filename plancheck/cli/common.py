@@ -129,20 +129,14 @@ def policy_option(parser: argparse.ArgumentParser, help: str | None = None) -> N
 def load_policies_or_exit(spec: str, toolset: Toolset, timeout_ms: int) -> Any:
     """The :class:`~plancheck.policy.loader.PolicySet` of ``spec``, or None after printing why
     it cannot be used (with positions in the policy file; contradictions explained by Z3)."""
-    from plancheck.policy.loader import PolicyError, load_policies
+    from plancheck.policy.loader import PolicyError
+    from plancheck.smt.policy_lint import usable_policies
 
     try:
-        policies = load_policies(spec, toolset)
+        return usable_policies(spec, toolset, timeout_ms=timeout_ms)
     except PolicyError as error:
         _print_policy_problems(error.diagnostics, error.name or spec, error.text)
         return None
-    from plancheck.smt.policy_lint import contradictions
-
-    found = contradictions(policies, timeout_ms=timeout_ms)
-    if found:
-        _print_policy_problems(found, policies.name, policies.text)
-        return None
-    return policies
 
 
 def _print_policy_problems(diagnostics: list[Diagnostic], name: str, text: str) -> None:
