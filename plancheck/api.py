@@ -95,10 +95,10 @@ def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPh
     deciding them on a whole plan does (:mod:`plancheck.smt.policy_check`)."""
     if policies is None:
         return []
-    from plancheck.policy.loader import load_policies
     from plancheck.smt.policy_check import policy_phase
+    from plancheck.smt.policy_lint import usable_policies
 
-    return [policy_phase(load_policies(policies, toolset), complete=not prefix)]
+    return [policy_phase(usable_policies(policies, toolset), complete=not prefix)]
 
 
 def _not_json_data(value: Any) -> str | None:

@@ -119,30 +119,24 @@ def once_each(paths: list[str], done: str) -> list[str]:
     return kept
 
 
-def policy_option(parser: argparse.ArgumentParser) -> None:
+def policy_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
     parser.add_argument("--policy", metavar="FILE", default=None,
-                        help="check every plan against the policies of FILE (a .wf file with "
-                        "`policy NAME { ... }` blocks): a violation is a finding (exit 1), a "
-                        "policy that cannot be used exit 2")
+                        help=help or "check every plan against the policies of FILE (a .wf "
+                        "file with `policy NAME { ... }` blocks): a violation is a finding "
+                        "(exit 1), a policy that cannot be used exit 2")
 
 
 def load_policies_or_exit(spec: str, toolset: Toolset, timeout_ms: int) -> Any:
     """The :class:`~plancheck.policy.loader.PolicySet` of ``spec``, or None after printing why
     it cannot be used (with positions in the policy file; contradictions explained by Z3)."""
-    from plancheck.policy.loader import PolicyError, load_policies
+    from plancheck.policy.loader import PolicyError
+    from plancheck.smt.policy_lint import usable_policies
 
     try:
-        policies = load_policies(spec, toolset)
+        return usable_policies(spec, toolset, timeout_ms=timeout_ms)
     except PolicyError as error:
         _print_policy_problems(error.diagnostics, error.name or spec, error.text)
         return None
-    from plancheck.smt.policy_lint import contradictions
-
-    found = contradictions(policies, timeout_ms=timeout_ms)
-    if found:
-        _print_policy_problems(found, policies.name, policies.text)
-        return None
-    return policies
 
 
 def _print_policy_problems(diagnostics: list[Diagnostic], name: str, text: str) -> None:

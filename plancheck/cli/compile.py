@@ -7,20 +7,29 @@ Like a compiler that emits despite type errors, a plan whose only errors are nam
 dependency errors is still compiled (mypy then rejects the same bindings) and the errors are
 printed with exit code 1. A plan that cannot be represented (unreadable steps, references or
 JSON, duplicate step numbers or inputs) is refused with its diagnostics and exit code 1; in a
-file of several plans the others are still compiled.
+file of several plans the others are still compiled. With ``--policy FILE``, so is a plan that
+breaks a deny rule (the module would run what the policy forbids); a warn rule's violation is
+printed and the plan compiled.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+from plancheck.cli.common import (
+    load_toolset_or_exit,
+    policy_option,
+    print_plain,
+    toolset_option,
+)
+from plancheck.cli.policy_verdicts import VERDICT_CODES
 
 # Errors after which the plan has no faithful Python rendering: unreadable input or shape,
-# unreadable references. (PC109, steps numbered out of order, compiles fine.)
+# unreadable references (PC109, steps numbered out of order, compiles fine); and, with
+# --policy, the violations of a deny rule (VERDICT_CODES).
 _UNCOMPILABLE = ("PC001", "PC002", "PC1", "PC205")
 
 if TYPE_CHECKING:
@@ -36,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the module to this file (default: standard output)")
     parser.add_argument("--strict-json", action="store_true",
                         help="do not repair damaged JSON or read alias keys")
+    policy_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,7 +62,18 @@ def run(args: argparse.Namespace) -> int:
     if toolset is None:
         print_plain(problems)
         return EXIT_ERROR
-    reports = list(check_paths([args.file], toolset, CheckOptions(strict_json=args.strict_json)))
+    phases: list[Any] = []
+    if args.policy is not None:
+        # A plan that breaks a deny rule is not compiled: the module would run what the
+        # policy forbids. Warn rules are said, and the plan compiled.
+        from plancheck.cli.policy_verdicts import PolicyVerdicts
+
+        verdicts = PolicyVerdicts.load(args.policy, toolset)
+        if verdicts is None:
+            return EXIT_ERROR
+        phases.append(verdicts.of_plan)
+    reports = list(check_paths([args.file], toolset, CheckOptions(strict_json=args.strict_json),
+                               phases))
     refused = [r for r in reports if any(_blocks(d) for d in r.diagnostics)]
     if refused:
         _render(refused, [d for r in refused for d in r.diagnostics if _blocks(d)])
@@ -96,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         count = f"{len(plans)} plan{'s' if len(plans) != 1 else ''}"
         print(f"plancheck compile: wrote {args.output} ({count})", file=sys.stderr)
+    warned = [d for r in compilable for d in r.diagnostics
+              if d.code in VERDICT_CODES and d.severity is not Severity.ERROR]
+    if warned:
+        _render(compilable, warned)
     errors = [d for r in compilable for d in r.diagnostics if d.severity is Severity.ERROR]
     if errors:
         _render(compilable, errors)
@@ -113,7 +138,7 @@ def _blocks(diagnostic: Diagnostic) -> bool:
     from plancheck.diagnostics.model import Severity
 
     return diagnostic.severity is Severity.ERROR and diagnostic.code != "PC109" and \
-        diagnostic.code.startswith(_UNCOMPILABLE)
+        (diagnostic.code.startswith(_UNCOMPILABLE) or diagnostic.code in VERDICT_CODES)
 
 
 def _render(reports: list[Report], diagnostics: list[Diagnostic]) -> None:

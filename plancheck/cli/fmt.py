@@ -3,6 +3,11 @@
 The DSL does not write dependencies: it derives them from references. A plan whose declared
 dependencies disagree with its references (or whose references cannot be read) cannot be
 printed faithfully, so it is reported, not silently rewritten.
+
+``--policy FILE`` reads the policy file and refuses it (exit 2, naming what is wrong) as
+``check`` would, without deciding it on the plan: formatting is no verdict. With ``--to dsl``
+its policies are printed after the plan, in their canonical form, so that one ``.wf`` file
+holds both; JSON has no place for them.
 """
 
 from __future__ import annotations
@@ -11,7 +16,13 @@ import argparse
 import sys
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+from plancheck.cli.common import (
+    load_policies_or_exit,
+    load_toolset_or_exit,
+    policy_option,
+    print_plain,
+    toolset_option,
+)
 from plancheck.compiler.driver import CheckOptions, check_paths
 from plancheck.diagnostics.model import Severity
 from plancheck.dsl.printer import dump_json, plan_to_dsl, plan_to_json
@@ -28,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     toolset_option(parser)
     parser.add_argument("--strict-json", action="store_true",
                         help="do not repair damaged JSON or read alias keys")
+    policy_option(parser, "read the policies of FILE and refuse them (exit 2) when they "
+                  "cannot be used; with --to dsl, print them after the plan")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,6 +48,13 @@ def run(args: argparse.Namespace) -> int:
     if toolset is None:
         print_plain(problems)
         return EXIT_ERROR
+    policies = None
+    if args.policy is not None:
+        from plancheck.smt.policy_check import DEFAULT_TIMEOUT_MS
+
+        policies = load_policies_or_exit(args.policy, toolset, DEFAULT_TIMEOUT_MS)
+        if policies is None:
+            return EXIT_ERROR
     options = CheckOptions(strict_json=args.strict_json, types=False, interpret=False)
     reports = list(check_paths([args.file], toolset, options))
     blocking = [d for r in reports for d in r.diagnostics
@@ -59,4 +79,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(plan_to_dsl(report.plan, name=report.record or report.plan.name,
                               toolset=report.plan.toolset or toolset.name), end="")
+    if policies is not None and args.to == "dsl":
+        from plancheck.dsl.parser import parse_dsl
+        from plancheck.dsl.printer import policy_to_dsl
+
+        for policy in parse_dsl(policies.text, policies.name).policies:
+            print()
+            print(policy_to_dsl(policy), end="")
     return EXIT_OK

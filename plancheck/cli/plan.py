@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from plancheck.cli.common import toolset_option
+from plancheck.cli.common import policy_option, toolset_option
 from plancheck.planners.base import DEFAULT_MAX_REQUESTS
 
 # Method choices, spelled out here so that --help stays cheap (registry.METHODS is the truth;
@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (it is shown only on a terminal anyway)")
     toolset_option(parser)
+    policy_option(parser, "decide the policies of FILE on every plan in the results (read "
+                  "and refused, exit 2, before anything is planned): the plans that break a "
+                  "deny rule are counted and make the exit status 1")
 
     model = parser.add_argument_group("model (the LLM methods)")
     model.add_argument("--model", default=None, help="model name sent to the endpoint")
@@ -193,6 +196,13 @@ def run(args: argparse.Namespace) -> int:
     if toolset is None:
         print_plain(problems)
         return EXIT_ERROR
+    verdicts = None
+    if args.policy is not None:  # refused before OUT is touched
+        from plancheck.cli.policy_verdicts import PolicyVerdicts
+
+        verdicts = PolicyVerdicts.load(args.policy, toolset)
+        if verdicts is None:
+            return EXIT_ERROR
     tasks_path = Path(args.tasks) if args.tasks else _default_tasks()
     try:
         tasks, gold = load_tasks(tasks_path, limit=args.limit)
@@ -211,7 +221,26 @@ def run(args: argparse.Namespace) -> int:
     except _SetupError as error:
         print(f"plancheck: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    return _execute(args, spec, tasks, tasks_path, out)
+    status = _execute(args, spec, tasks, tasks_path, out)
+    if verdicts is None or status not in (EXIT_OK, EXIT_FINDINGS):
+        return status
+    return max(status, _judge_results(verdicts, out / "predictions.jsonl"))
+
+
+def _judge_results(verdicts: Any, path: Any) -> int:
+    """The policies decided on every plan of the results (this run's and earlier ones'): the
+    count of plans that break a deny rule, and the first violations."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"plancheck: error[PC001]: cannot read {path}: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    for line in lines:
+        if line.strip():
+            verdicts.of_record(line, str(path))
+    print(verdicts.summary())
+    verdicts.print_first()
+    return EXIT_FINDINGS if verdicts.breaking else EXIT_OK
 
 
 class _SetupError(Exception):

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from plancheck.cli import EXIT_ERROR, UsageError
-from plancheck.cli.common import toolset_option
+from plancheck.cli.common import policy_option, toolset_option
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     toolset_option(parser)
+    policy_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,6 +146,9 @@ def _dora_gold(paths: list[str]) -> bool:
 
 
 def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
+    if args.policy is not None:
+        raise UsageError("--policy is not decided on DORA runs by `score`; check their "
+                         "trajectories with `plancheck check RUN --policy FILE`")
     if not args.predictions and len(golds) > 1:
         args.predictions = [golds.pop()]  # `--gold A B RUN`: the last one is the run
     if not args.predictions:

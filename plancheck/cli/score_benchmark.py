@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,15 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     if toolset is None:
         print_plain(toolset_problems)
         return EXIT_ERROR
+    from plancheck.cli.policy_verdicts import PolicyVerdicts, with_policy
+
+    verdicts = None
+    if args.policy is not None:
+        verdicts = PolicyVerdicts.load(args.policy, toolset)
+        if verdicts is None:
+            return EXIT_ERROR
+    # Each record's policy diagnostics, in record order: items come back in that order.
+    judged: deque[list[Any]] = deque()
     # A directory stands for the planner runner's output in it.
     inside = {path: str(Path(path) / "predictions.jsonl") for path in args.predictions
               if path != "-" and is_dir(path)}
@@ -88,6 +98,8 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
                         if ident in ids:
                             repeated[path] = repeated.get(path, 0) + 1
                         ids.add(ident)
+                if verdicts is not None:
+                    judged.append(_judge(verdicts, record))
                 yield record
 
     tasks_scored: dict[str, dict[str, int]] = {}  # file -> task -> predictions scored
@@ -95,8 +107,10 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
         for item in score_records(
             records(), gold, toolset, options, jobs=args.jobs, gold_text=gold_text
         ):
+            found = judged.popleft() if verdicts is not None else []
             if item.line is not None and writer is not None:
-                writer.write(item.line)
+                writer.write(with_policy(item.line, found) if verdicts is not None
+                             else item.line)
             if item.scored and item.task_key is not None:
                 per_task = tasks_scored.setdefault(item.source, {})
                 per_task[item.task_key] = per_task.get(item.task_key, 0) + 1
@@ -153,12 +167,11 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     if args.format == "json":
         import json
 
-        print(
-            json.dumps(
-                {"schema_version": 1, "gold": args.gold, "files": documents, "total": overall},
-                indent=2,
-            )
-        )
+        document: dict[str, Any] = {"schema_version": 1, "gold": args.gold,
+                                    "files": documents, "total": overall}
+        if verdicts is not None:
+            document["policy"] = verdicts.to_dict()
+        print(json.dumps(document, indent=2))
     else:
         from plancheck.scoring.report import render_score_summary
 
@@ -166,6 +179,10 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
             print(render_score_summary(document, ci=args.bootstrap > 0))
         if overall is not None and len(documents) > 1:
             print(render_score_summary(overall, ci=args.bootstrap > 0))
+    if verdicts is not None:
+        if args.format != "json":
+            print(verdicts.summary("predictions"))
+        verdicts.print_first()
     for path, count in repeated.items():
         print(f"plancheck: warning: {path}: {count} record(s) repeat the id of an earlier "
               "record (two runs into one directory?); each was scored, so those tasks weigh "
@@ -179,7 +196,22 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     if args.raw and total.malformed and total.malformed == total.n:
         print("plancheck: --raw scores `raw_selected_completion`, which no record has; --raw "
               "is for the official *_detailed_predictions.json files", file=sys.stderr)
-    return _exit_code(total, problems)
+    status = _exit_code(total, problems)
+    return EXIT_FINDINGS if status == EXIT_OK and verdicts and verdicts.breaking else status
+
+
+def _judge(verdicts: Any, record: Any) -> list[Any]:
+    """The policy diagnostics of one prediction record (none for one that cannot be read:
+    scoring counts it as a format error)."""
+    import json
+
+    if record.text is not None:
+        text = record.text
+    elif record.value is not None:
+        text = json.dumps(record.value, ensure_ascii=False)
+    else:
+        return []
+    return list(verdicts.of_record(text, record.source))
 
 
 def _warn_tasks_scored_twice(tasks_scored: dict[str, dict[str, int]],

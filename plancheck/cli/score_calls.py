@@ -23,9 +23,16 @@ from plancheck.scoring.callscore import (
 
 
 def run_calls(args: argparse.Namespace, gold: list[Calls], toolset: Toolset | None) -> int:
+    from plancheck.cli.policy_verdicts import PolicyVerdicts, with_policy
     from plancheck.compiler.frontends import read_text
 
+    verdicts = None
+    if args.policy is not None and toolset is not None:
+        verdicts = PolicyVerdicts.load(args.policy, toolset)
+        if verdicts is None:
+            return EXIT_ERROR
     items: list[ScoredCalls] = []
+    judged: list[list[Any]] = []  # each item's policy diagnostics
     for path in args.predictions:
         if path != "-" and Path(path).is_dir():  # the planner runner's output directory
             path = str(Path(path) / "predictions.jsonl")
@@ -33,14 +40,19 @@ def run_calls(args: argparse.Namespace, gold: list[Calls], toolset: Toolset | No
         if text is None:
             print(f"plancheck: error[PC001]: cannot read {path}", file=sys.stderr)
             return EXIT_ERROR
-        items.extend(score_calls(gold, documents(text, path), path, toolset))
+        predictions = list(documents(text, path))
+        items.extend(score_calls(gold, predictions, path, toolset))
+        if verdicts is not None:
+            judged.extend(verdicts.of_calls(value, where) for value, where in predictions)
     if args.per_item:
         writer = per_item_writer(args.per_item)
         if writer is False:
             return EXIT_ERROR
         with writer:
-            for item in items:
-                writer.write(item.line())
+            for number, item in enumerate(items):
+                line = item.line()
+                writer.write(with_policy(line, judged[number]) if verdicts is not None
+                             else line)
     for item in items:
         problem = item.problem
         if problem is not None:
@@ -59,7 +71,14 @@ def run_calls(args: argparse.Namespace, gold: list[Calls], toolset: Toolset | No
     if args.format == "json":
         document: dict[str, Any] = {"schema_version": 1, "gold": args.gold, "kind": "tool-calls",
                                     "predictions": args.predictions, **summary}
+        if verdicts is not None:
+            document["policy"] = verdicts.to_dict()
         print(json.dumps(document, indent=2))
     else:
         print(render(summary, name))
-    return EXIT_FINDINGS if summary["unpaired"] or summary["unreadable"] else EXIT_OK
+    if verdicts is not None:
+        if args.format != "json":
+            print(verdicts.summary("predictions"))
+        verdicts.print_first()
+    broken = verdicts is not None and verdicts.breaking
+    return EXIT_FINDINGS if summary["unpaired"] or summary["unreadable"] or broken else EXIT_OK

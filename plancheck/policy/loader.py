@@ -112,6 +112,8 @@ def rule_problems(rule: Rule, toolset: Toolset) -> list[Diagnostic]:
         if len(found) == before:
             found.extend(_path_problems(rule.target, toolset, outputs=False))
     found.extend(_shape_problems(rule))
+    if not found and rule.kind == ARGUMENT:
+        found.extend(_kind_problems(rule, toolset))
     return found
 
 
@@ -181,6 +183,51 @@ def _shape_problems(rule: Rule) -> list[Diagnostic]:
         return [make("PC810", "a flow rule names the argument it protects (`to B.arg`)",
                      primary=rule.target.span, label="no argument")]
     return []
+
+
+# What a predicate can hold of, by the JSON Schema type of the argument: numeric comparisons
+# of numbers, a regular expression of strings.
+_NEEDS = {"<": ("number", "integer"), "<=": ("number", "integer"), ">": ("number", "integer"),
+          ">=": ("number", "integer"), "matches": ("string",)}
+
+
+def _kind_problems(rule: Rule, toolset: Toolset) -> list[Diagnostic]:
+    """A predicate that no value of the argument's declared type satisfies (a string compared
+    with ``<``, a number matched by a regular expression): ``require`` never holds, ``forbid``
+    never fires. Said only when every tool the rule names declares the argument so."""
+    assert rule.target is not None and rule.predicate is not None
+    needs = _NEEDS.get(rule.predicate.op)
+    if needs is None or len(rule.target.path) != 1:
+        return []
+    key = str(rule.target.path[0])
+    kinds = set()
+    for name in Matcher(rule.target.tool, toolset).in_pool(toolset):
+        param = next((p for p in toolset.tools[name].inputs if p.name == key), None)
+        kind = _schema_type(param.schema_text if param is not None else None)
+        if kind is None or kind in needs:
+            return []
+        kinds.add(kind)
+    if not kinds:
+        return []
+    verdict = "never fires" if rule.forbid else "can never hold"
+    return [make("PC812", f"`{rule.body()}` {verdict}: `{key}` is declared "
+                 f"{' or '.join(sorted(kinds))}, and `{rule.predicate.op}` holds only of a "
+                 f"{needs[0]}", primary=rule.predicate.span, label=verdict,
+                 data={"argument": key, "declared": sorted(kinds)})]
+
+
+def _schema_type(schema_text: str | None) -> str | None:
+    """The one JSON type a parameter's schema declares (None: none, or several)."""
+    if not schema_text:
+        return None
+    import json
+
+    try:
+        schema = json.loads(schema_text)
+    except ValueError:
+        return None
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _same(first: ToolPattern | None, second: ToolPattern | None) -> bool:

@@ -31,9 +31,23 @@ from plancheck.dsl.policy_ast import (
     Rule,
     ToolPattern,
 )
-from plancheck.policy.loader import PolicySet
+from plancheck.ir.nodes import Toolset
+from plancheck.policy.loader import PolicyError, PolicySet, load_policies
 from plancheck.policy.semantics import is_number
 from plancheck.smt.limits import DEFAULT_TIMEOUT_MS
+
+
+def usable_policies(spec: Any, toolset: Toolset, *, timeout_ms: int = DEFAULT_TIMEOUT_MS
+                    ) -> PolicySet:
+    """The policies of ``spec`` (a path, DSL text or a loaded set) checked against ``toolset``
+    and for contradictions: what the command line and the API decide plans against. Raises
+    :class:`PolicyError` with the diagnostics (positions in the policy file) when they cannot
+    be used."""
+    policies = load_policies(spec, toolset)
+    found = contradictions(policies, timeout_ms=timeout_ms)
+    if found:
+        raise PolicyError(found, policies.text, policies.name)
+    return policies
 
 
 def contradictions(policies: PolicySet, *, timeout_ms: int = DEFAULT_TIMEOUT_MS

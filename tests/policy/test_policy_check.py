@@ -143,6 +143,18 @@ def test_the_api_takes_policies_as_text_or_path_and_refuses_bad_ones(tmp_path: P
     assert caught.value.diagnostics[0].code == "PC811"
 
 
+def test_the_api_refuses_contradicting_policies_as_the_command_line_does() -> None:
+    contradicting = ("policy p {\n  require Flood_depth_prediction\n"
+                     "  at most 0 Flood_depth_prediction\n}\n")
+    with pytest.raises(PolicyError) as caught:
+        plancheck.check(PLAN, policies=contradicting)
+    (found,) = caught.value.diagnostics
+    assert found.code == "PC813" and found.span is not None and found.span.start_line == 2
+    assert [label.message for label in found.labels if not label.primary] == ["with this rule"]
+    with pytest.raises(PolicyError):
+        plancheck.check_trajectory(PLAN, policies=contradicting)
+
+
 def test_the_online_monitor_never_imports_z3() -> None:
     probe = (
         "import sys\n"

@@ -86,6 +86,12 @@ def test_printing_a_rule_and_parsing_it_again_gives_the_same_rule(
     ("policy x { at most -1 create_issue }", "PC812", (1, 12), "below 0"),
     ("policy x { require family nofamily }", "PC811", (1, 20), "family"),
     ("toolset t { }", "PC810", (1, 1), "declares no policy"),
+    ("policy x { at most 3 create_issue per 3 calls }", "PC812", (1, 12), "never fires"),
+    ("policy x { at most 1 create_issue per 0 calls }", "PC810", (1, 12), "at least 1 call"),
+    # The schema says `title` is a string and `per_page` a number: the predicate cannot apply.
+    ("policy x { require create_issue.title < 3 }", "PC812", (1, 39), "declared string"),
+    ('policy x { forbid list_issues.per_page matches "1.*" }', "PC812", (1, 40),
+     "never fires: `per_page` is declared number"),
 ])
 def test_an_unusable_policy_is_refused_with_its_position(
         text: str, code: str, where: tuple[int, int], words: str) -> None:
