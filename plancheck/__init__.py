@@ -6,6 +6,7 @@ The public API is imported lazily so that ``import plancheck`` stays cheap:
     plancheck.score(prediction, gold)             -> per-item scores (the reference's, and more)
     plancheck.repair(generate, plan, toolset)     -> the checker-in-the-loop result
     plancheck.load_toolset(spec=None)             -> Toolset
+    plancheck.Guard(toolset, policies=None)       -> .propose(call) before each call runs
 """
 
 from __future__ import annotations
@@ -28,14 +29,22 @@ _EXPORTS = {
     "Toolset": "plancheck.ir.nodes",
     "Plan": "plancheck.ir.nodes",
     "repair": "plancheck.planners.repair_loop",
+    "CheckOptions": "plancheck.compiler.driver",
+    "Guard": "plancheck.guard",
+    "Verdict": "plancheck.guard",
+    "TurnVerdict": "plancheck.guard",
 }
 
 __all__ = [
+    "CheckOptions",
     "Diagnostic",
+    "Guard",
     "Plan",
     "Report",
     "Severity",
     "Toolset",
+    "TurnVerdict",
+    "Verdict",
     "__version__",
     "check",
     "check_trajectory",
@@ -48,9 +57,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from plancheck.api import check, check_trajectory, load_toolset, score
-    from plancheck.compiler.driver import Report
+    from plancheck.compiler.driver import CheckOptions, Report
     from plancheck.diagnostics.model import Diagnostic
     from plancheck.diagnostics.severity import Severity
+    from plancheck.guard import Guard, TurnVerdict, Verdict
     from plancheck.ir.nodes import Plan, Toolset
     from plancheck.planners.repair_loop import repair
 

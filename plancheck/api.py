@@ -29,17 +29,20 @@ from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Plan, Toolset
 
 
-def load_toolset(spec: str | Path | None = None) -> Toolset:
-    """The built-in pool (``None``), a DSL file, a release directory or a tool manifest.
+def load_toolset(spec: Any = None) -> Toolset:
+    """The built-in pool (``None``), a DSL file, a release directory or a tool manifest; or a
+    value or text: an MCP ``tools/list`` result, an OpenAI or Anthropic ``tools`` list, JSON
+    or DSL text; or several pools (a list of them, or a dict from server name to pool),
+    merged (see :mod:`plancheck.corpus.pool_values`). A pool loaded once is reused.
 
     Raises :class:`plancheck.corpus.toolsets.ToolsetError` when it cannot be loaded.
     """
-    from plancheck.corpus.toolsets import load_toolset as _load
+    from plancheck.corpus.pool_values import toolset_from
 
-    return _load(spec)[0]
+    return toolset_from(spec)
 
 
-def _toolset(toolset: Toolset | str | Path | None) -> Toolset:
+def _toolset(toolset: Any) -> Toolset:
     return toolset if isinstance(toolset, Toolset) else load_toolset(toolset)
 
 
@@ -53,6 +56,8 @@ def check(
     name: str = "<plan>",
     policies: Any = None,
     prefix: bool = False,
+    profile: str = "default",
+    options: CheckOptions | None = None,
 ) -> Report:
     """Check one plan.
 
@@ -62,9 +67,20 @@ def check(
     loaded :class:`~plancheck.policy.loader.PolicySet`) are decided on the plan as well (with
     ``prefix``, a ``require A`` still to be met is not a violation); a policy that cannot be
     used raises :class:`~plancheck.policy.loader.PolicyError`, whose ``diagnostics`` say why.
+    ``profile`` decides which codes block (:mod:`plancheck.compiler.profiles`: ``default``,
+    ``guard`` where every schema violation is an error, ``strict``; an unknown name raises
+    ``ValueError``); ``options`` (a :class:`CheckOptions`) replaces ``strict``, ``types`` and
+    ``interpret``, and its severity overrides win over the profile's.
     """
     tools = _toolset(toolset)
-    options = CheckOptions(strict_json=strict, types=types, interpret=interpret)
+    if options is None:
+        options = CheckOptions(strict_json=strict, types=types, interpret=interpret)
+    if profile != "default":
+        from plancheck.compiler.profiles import profile_overrides
+        from plancheck.records import replace
+
+        options = replace(options, severity_overrides=(
+            *options.severity_overrides, *profile_overrides(profile)))
     phases = _policy_phases(policies, tools, prefix)
     choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
@@ -163,10 +179,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
 
     from plancheck.compiler.dora_frontend import lower_trajectory
 
-    if not isinstance(toolset, Toolset):
-        from plancheck.corpus.toolsets import load_toolset
-
-        toolset = load_toolset(toolset)[0]
+    toolset = _toolset(toolset)
     options = options or CheckOptions()
     phases = _policy_phases(policies, toolset, prefix)
     text = None

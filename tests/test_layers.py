@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "plancheck.corpus": 4,
     "plancheck.api": 7,
     "plancheck.render": 5,
+    "plancheck.guard": 5,
     "plancheck.smt": 6,
     "plancheck.scoring": 6,
     "plancheck.planners": 7,
@@ -283,11 +284,6 @@ LIBRARY_ONLY = {
                             "(docs/ecosystem.md)",
     "plancheck.dora.paper_answers": "the paper's wording of DORA's answer operators, a "
                                     "documented option (docs/dora-scoring.md)",
-    # The online policy check (README: Policies), what plancheck.Guard calls per call and per
-    # result; the guard is not on this branch yet: once it imports them, drop these three.
-    "plancheck.policy.online": "the policies of an agent loop, per call (issue 23)",
-    "plancheck.policy.monitor": "the per-rule online monitor (issue 23)",
-    "plancheck.policy.provenance": "flows inferred from copied values (issue 23)",
 }
 # A module named in a string (``"plancheck.render.text:TextStream"`` in the format registry,
 # the command table's module names): what ``importlib`` is given at run time.

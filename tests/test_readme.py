@@ -7,12 +7,14 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def api_examples() -> list[str]:
+def api_examples(heading: str = "## Python API") -> list[str]:
     text = README.read_text(encoding="utf-8")
-    section = text.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
 
 
@@ -23,9 +25,12 @@ def test_the_python_api_section_has_the_promised_examples() -> None:
         assert name in code
 
 
-def test_the_examples_run_and_print_what_they_say() -> None:
+@pytest.mark.parametrize("heading", ["## Python API", "## In an agent loop"])
+def test_the_examples_run_and_print_what_they_say(heading: str) -> None:
     namespace: dict[str, object] = {}
-    for block in api_examples():
+    blocks = api_examples(heading)
+    assert blocks, f"no examples under {heading}"
+    for block in blocks:
         output = io.StringIO()
         with contextlib.redirect_stdout(output):
             exec(compile(block, str(README), "exec"), namespace)

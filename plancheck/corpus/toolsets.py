@@ -53,10 +53,10 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
         from plancheck.corpus.pool_formats import read_jsonl_pool  # one tool a line
 
         return read_jsonl_pool(text, path)
-    return _dsl_toolset(text, path)
+    return dsl_toolset(text, path)
 
 
-def _dsl_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
+def dsl_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
     from plancheck.dsl.parser import parse_dsl
 
     module = parse_dsl(text, str(path))

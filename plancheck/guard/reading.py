@@ -1,0 +1,95 @@
+"""One reading of what a guard is given: the calls in it, each with its tool, arguments and id.
+
+Any call shape plancheck reads (the registry :data:`plancheck.formats.shapes.CALL_SHAPES`:
+OpenAI chat ``tool_calls`` items, Responses ``function_call`` items, Anthropic ``tool_use``
+blocks, Gemini ``functionCall`` parts, JSON-RPC ``tools/call`` requests, ``{name,
+arguments}`` and its aliases), one assistant message or a list of the parallel calls of one
+turn, as a Python value or as JSON text: the same walk as every other entry point.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from plancheck.formats.shapes import find_calls
+
+# Arguments or a call larger than this (as JSON text) are refused unread.
+MAX_TEXT = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedCall:
+    """A call as written: ``tool`` and ``arguments`` unchecked (the guard checks them)."""
+
+    tool: Any
+    arguments: Any
+    call_id: str | None
+    shape: str
+    has_arguments: bool = True
+
+
+def read_calls(value: Any) -> list[ProposedCall] | str:
+    """The calls in ``value``, in order, or why none can be read."""
+    if isinstance(value, (str, bytes)):
+        if len(value) > MAX_TEXT:
+            return f"the call is {len(value):,} characters long, more than {MAX_TEXT:,}"
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError) as error:
+            return f"the call is not valid JSON ({_reason(error)})"
+    try:
+        found = find_calls(value)
+    except RecursionError:
+        return "the call is nested too deeply to read"
+    calls = [ProposedCall(c.name, c.arguments, _call_id(value, c.pointer), c.shape,
+                          c.arguments_pointer is not None) for c in found]
+    if not calls:
+        return ("no tool call found: expected an object with a tool name and its arguments "
+                "(`{\"name\": ..., \"arguments\": {...}}`, an OpenAI tool call, an Anthropic "
+                "`tool_use` block or a JSON-RPC `tools/call` request)")
+    return calls
+
+
+def _call_id(root: Any, pointer: str) -> str | None:
+    """The id the call at ``pointer`` carries (``id``, ``call_id``, ``tool_call_id``)."""
+    item = root
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(item, list):
+            item = item[int(token)]
+        elif isinstance(item, dict):
+            item = item[token]
+    if not isinstance(item, dict):
+        return None
+    for key in ("call_id", "id", "tool_call_id", "tool_use_id"):
+        found = item.get(key)
+        if isinstance(found, (str, int)) and not isinstance(found, bool) and str(found):
+            return str(found)
+    return None
+
+
+def decode_arguments(arguments: Any) -> tuple[Any, str | None]:
+    """The arguments as a JSON value (decoding JSON text), or why they cannot be read."""
+    if arguments is None:
+        return {}, None
+    if isinstance(arguments, (str, bytes)):
+        if len(arguments) > MAX_TEXT:
+            return None, (f"the arguments are {len(arguments):,} characters long, more than "
+                          f"{MAX_TEXT:,}")
+        if not str(arguments).strip():
+            return {}, None
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError) as error:
+            return None, f"the arguments are not valid JSON ({_reason(error)})"
+    return arguments, None
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at character {error.pos}"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return str(error)

@@ -1,0 +1,95 @@
+"""References between calls in a guarded loop, in every syntax plancheck reads.
+
+``{{steps.1.output.text}}``, ``<GENERATED>-1-<text>``, ``<text> from trajectory[1].obs``,
+``<node-1>.text``: call 1 is the second call *accepted* so far (a refused call never joins
+the trajectory, so it never shifts the numbering); ``$call_7.text$`` names a call by its id.
+A reference resolves against the recorded result of that call: the key must be there (or,
+before a result is recorded, among the outputs the tool declares).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from plancheck.compiler.refsyntax import Placeholder, RefMatch, parse
+from plancheck.diagnostics.span import escape_pointer
+
+MAX_DEPTH = 64  # arguments nested deeper are refused, not walked
+# A string that cannot be a reference in any syntax skips the parsers.
+_MAYBE = re.compile(r"[<{$]|API_call_|trajectory", re.IGNORECASE)
+_PATH_TOKEN = re.compile(r"[^.\[\]]+|\[(\d+)\]")
+MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A reference or placeholder written somewhere inside a call's arguments."""
+
+    pointer: str  # below the arguments object
+    text: str
+    match: RefMatch | Placeholder
+
+
+def references_in(arguments: Any) -> tuple[list[Found], bool]:
+    """Every reference and placeholder inside ``arguments``, and whether the value is nested
+    more deeply than :data:`MAX_DEPTH` (then it is not walked further)."""
+    found: list[Found] = []
+    too_deep = False
+    pending: list[tuple[Any, str, int]] = [(arguments, "", 0)]
+    while pending:
+        value, pointer, depth = pending.pop()
+        if isinstance(value, str):
+            if _MAYBE.search(value):
+                match = parse(value)
+                if match is not None:
+                    found.append(Found(pointer, value, match))
+        elif isinstance(value, dict | list):
+            if depth >= MAX_DEPTH:
+                too_deep = True
+                continue
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            pending.extend((item, f"{pointer}/{escape_pointer(str(key))}", depth + 1)
+                           for key, item in items)
+    found.reverse()
+    return found, too_deep
+
+
+def path_tokens(key: str) -> tuple[str | int, ...]:
+    """``("entities", 0, "name")`` for ``entities[0].name``."""
+    tokens: list[str | int] = []
+    for match in _PATH_TOKEN.finditer(key):
+        tokens.append(int(match.group(1)) if match.group(1) is not None else match.group(0))
+    return tuple(tokens)
+
+
+def value_in(result: Any, tokens: tuple[str | int, ...]) -> Any:
+    """The value at ``tokens`` inside a recorded result (:data:`MISSING` when absent)."""
+    for token in tokens:
+        if isinstance(result, dict) and isinstance(token, str):
+            if token not in result:
+                return MISSING
+            result = result[token]
+        elif isinstance(result, list) and isinstance(token, int) and token < len(result):
+            result = result[token]
+        else:
+            return MISSING
+    return result
+
+
+def replaced(arguments: Any, pointer: str, value: Any) -> Any:
+    """A copy of ``arguments`` with the member at ``pointer`` replaced (copies on the way)."""
+    if not pointer:
+        return value
+    head, _, rest = pointer[1:].partition("/")
+    token = head.replace("~1", "/").replace("~0", "~")
+    if isinstance(arguments, dict):
+        copy = dict(arguments)
+        copy[token] = replaced(arguments.get(token), "/" + rest if rest else "", value)
+        return copy
+    if isinstance(arguments, list) and token.isdigit() and int(token) < len(arguments):
+        items = list(arguments)
+        items[int(token)] = replaced(items[int(token)], "/" + rest if rest else "", value)
+        return items
+    return arguments

@@ -1,0 +1,79 @@
+"""A guard's answer to a proposed call, and the text a model gets from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from plancheck.diagnostics.model import Diagnostic
+from plancheck.diagnostics.severity import Severity
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether one call may run. ``feedback`` is for the model, in its terms (the call id and
+    the tool name); ``flows`` lists where its arguments' values came from (explicit references
+    and inferred flows), as JSON."""
+
+    allowed: bool
+    diagnostics: list[Diagnostic]
+    feedback: str
+    call_id: str
+    tool: str | None = None
+    arguments: Any = None
+    flows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+
+@dataclass(frozen=True)
+class TurnVerdict:
+    """The verdicts of the parallel calls of one assistant turn (each decided against the
+    trajectory before the turn; the allowed ones joined it)."""
+
+    verdicts: list[Verdict]
+
+    @property
+    def allowed(self) -> bool:
+        return all(v.allowed for v in self.verdicts)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for v in self.verdicts for d in v.diagnostics]
+
+    @property
+    def feedback(self) -> str:
+        return "\n\n".join(v.feedback for v in self.verdicts if v.feedback)
+
+    def __iter__(self) -> Any:
+        return iter(self.verdicts)
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
+
+
+def feedback_text(call_id: str, tool: str | None, diagnostics: list[Diagnostic],
+                  allowed: bool, flow_lines: list[str]) -> str:
+    """One text per call: why it was refused (or what to look at), one problem a line."""
+    named = f"`{tool}`" if tool else "the tool"
+    problems = [d for d in diagnostics if d.severity is not Severity.INFO or not allowed]
+    lines: list[str] = []
+    if not allowed:
+        lines.append(f"Call {call_id} to {named} was not run:")
+    elif problems:
+        lines.append(f"Call {call_id} to {named} may run, but:")
+    for diagnostic in problems:
+        kind = "" if diagnostic.severity is Severity.ERROR else f"{diagnostic.severity.label}: "
+        line = f"- {kind}{diagnostic.message} [{diagnostic.code}]"
+        suggestion = diagnostic.data.get("suggestion")
+        if suggestion:
+            line += f" (did you mean `{suggestion}`?)"
+        lines.append(line)
+        lines.extend(f"  {h}" for h in diagnostic.help)
+    if lines and flow_lines:
+        lines.extend(f"  note: {f}" for f in flow_lines)
+    if not allowed:
+        lines.append("Fix the call and send it again.")
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""Arguments validated against a tool's JSON Schema with a maintained validator (jsonschema-rs).
+
+``jsonschema-rs`` implements drafts 4 to 2020-12 in full and was the fastest of the three
+libraries measured (``bench/bench_schema_validators.py``). A validator is built once per
+distinct schema, on first use, and kept: a schema is keyed by its canonical JSON text, so the
+same schema in two pools (or two tools) is compiled once. The library is imported only when
+a first validator is built, so ``import plancheck`` does not pay for it.
+
+Each error comes back as a :class:`SchemaError`: the JSON pointer of the offending value
+(relative to the validated instance), the keyword that failed, the library's message and,
+for ``required`` and ``additionalProperties``, the argument names involved.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from plancheck.diagnostics.span import escape_pointer
+from plancheck.ir.nodes import ToolSignature
+from plancheck.ir.schema_types import param_to_schema
+
+# Validators by canonical schema text; ``None`` records a schema the library refuses (an
+# unresolvable ``$ref``, an invalid keyword value): such a tool's arguments are not validated.
+_VALIDATORS: dict[str, Any] = {}
+# The object schema of each tool signature (signatures are immutable once loaded).
+_TOOL_SCHEMAS: dict[int, tuple[ToolSignature, str]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaError:
+    pointer: str  # below the validated value ("" is the value itself)
+    keyword: str  # "type", "enum", "required", "additionalProperties", ...
+    message: str
+    names: tuple[str, ...] = ()  # the missing or unexpected property names
+    expected: tuple[str, ...] = ()  # for "type": the JSON types the schema allows
+
+
+def tool_schema_text(tool: ToolSignature) -> str:
+    """The JSON Schema of ``tool``'s arguments object, as canonical JSON (kept per tool)."""
+    cached = _TOOL_SCHEMAS.get(id(tool))
+    if cached is not None and cached[0] is tool:
+        return cached[1]
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {p.name: param_to_schema(p, extensions=False) for p in tool.inputs},
+    }
+    for properties in schema["properties"].values():
+        properties.pop("description", None)
+    required = sorted(p.name for p in tool.inputs if p.required)
+    if required:
+        schema["required"] = required
+    if not tool.open_inputs:
+        schema["additionalProperties"] = False
+    text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
+    _TOOL_SCHEMAS[id(tool)] = (tool, text)
+    return text
+
+
+def validator(schema_text: str) -> Any:
+    """The compiled validator of a schema (``None`` when the library cannot compile it)."""
+    try:
+        return _VALIDATORS[schema_text]
+    except KeyError:
+        pass
+    import jsonschema_rs
+
+    built: Any
+    try:
+        built = jsonschema_rs.validator_for(json.loads(schema_text))
+    except (ValueError, TypeError, jsonschema_rs.ValidationError):
+        built = None
+    _VALIDATORS[schema_text] = built
+    return built
+
+
+def schema_errors(value: Any, schema_text: str) -> list[SchemaError]:
+    """Every way ``value`` breaks the schema, in the library's order (``[]``: it is valid)."""
+    compiled = validator(schema_text)
+    if compiled is None:
+        return []
+    try:
+        if compiled.is_valid(value):
+            return []
+        errors = list(compiled.iter_errors(value))
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        # A value JSON cannot hold (a key that is not a string, a float NaN, a huge integer):
+        # the caller has said so already.
+        return []
+    return [_mapped(error) for error in errors]
+
+
+def _mapped(error: Any) -> SchemaError:
+    pointer = "".join("/" + escape_pointer(str(token)) for token in error.instance_path)
+    kind = error.kind
+    keyword = str(error.schema_path[-1]) if len(error.schema_path) else type(kind).__name__
+    names: tuple[str, ...] = ()
+    expected: tuple[str, ...] = ()
+    kind_name = type(kind).__name__
+    if kind_name == "Required":
+        names = (str(kind.property),)
+        keyword = "required"
+    elif kind_name == "AdditionalProperties":
+        names = tuple(str(n) for n in kind.unexpected)
+        keyword = "additionalProperties"
+    elif kind_name == "Type":
+        types = kind.types
+        expected = tuple(str(t) for t in (types if isinstance(types, (list, tuple)) else [types]))
+        keyword = "type"
+    return SchemaError(pointer, keyword, str(error.message), names, expected)
+
+
+def expects_number(errors: list[SchemaError], pointer: str) -> bool:
+    """Whether a ``type`` error at ``pointer`` asks for a number (or an integer)."""
+    return any(e.pointer == pointer and e.keyword == "type"
+               and {"number", "integer"} & set(e.expected) for e in errors)
+
+
+def value_at(value: Any, pointer: str) -> Any:
+    """The member of ``value`` a pointer of :func:`schema_errors` names."""
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, Mapping):
+            value = value.get(token)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value
