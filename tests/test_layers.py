@@ -52,6 +52,7 @@ LAYERS: dict[str, int] = {
     "plancheck.planners": 7,
     "plancheck.config": 8,
     "plancheck.cli": 8,
+    "plancheck.integrations": 8,
     "plancheck.__main__": 8,
 }
 

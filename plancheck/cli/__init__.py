@@ -72,7 +72,9 @@ class _Parser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         # A command's files may come after its options (`check a.json --quiet b.json`):
         # argparse only does that in intermixed mode, which commands with subcommands lack.
+        # A command that passes the rest of its line on (`mcp-proxy -- SERVER ...`) cannot.
         if self._intermixing or any(isinstance(action, argparse._SubParsersAction)
+                                    or action.nargs == argparse.REMAINDER
                                     for action in self._actions):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
@@ -96,6 +98,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("plancheck.cli.report", "reproduce the paper's tables from scored results"),
     "plan": ("plancheck.cli.plan", "generate plans for benchmark tasks"),
     "toolset": ("plancheck.cli.toolset", "inspect, convert and export toolsets"),
+    "mcp-proxy": ("plancheck.cli.mcp_proxy", "guard an MCP server's tool calls (stdio)"),
 }
 
 

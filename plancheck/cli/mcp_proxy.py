@@ -1,0 +1,83 @@
+"""``plancheck mcp-proxy [--tools POOL] [--profile P] [--policy FILE] -- SERVER_COMMAND ...``:
+an MCP server over stdio that starts ``SERVER_COMMAND`` and checks each ``tools/call`` with a
+:class:`plancheck.Guard` before it reaches the server (:mod:`plancheck.integrations.mcp_proxy`).
+Point an MCP client (Claude Desktop, an SDK client) at ``plancheck mcp-proxy -- SERVER ...``
+where it would start ``SERVER ...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from plancheck.cli import EXIT_ERROR
+from plancheck.cli.common import load_policies_or_exit, load_toolset_or_exit, print_plain
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from plancheck.compiler.profiles import PROFILE_NAMES
+
+    parser.add_argument("--tools", metavar="POOL", default=None,
+                        help="check calls against this pool (default: the server's own "
+                             "tools/list, asked before the first call)")
+    parser.add_argument("--profile", choices=PROFILE_NAMES, default="guard",
+                        help="which findings refuse a call (default: guard, where every "
+                             "schema violation does)")
+    parser.add_argument("--policy", metavar="FILE", default=None,
+                        help="refuse calls that break the policies of FILE (`policy NAME "
+                             "{ ... }` blocks)")
+    parser.add_argument("server", nargs=argparse.REMAINDER, metavar="-- SERVER_COMMAND ...",
+                        help="the MCP server to start and guard")
+
+
+def run(args: argparse.Namespace) -> int:
+    command = args.server[1:] if args.server[:1] == ["--"] else args.server
+    if not command:
+        print("plancheck mcp-proxy: name the server to start after `--`, e.g. "
+              "`plancheck mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem /tmp`",
+              file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        import mcp.types  # noqa: F401 - the proxy reads messages with the SDK's types
+    except ModuleNotFoundError:
+        print("plancheck mcp-proxy needs the MCP SDK: pip install 'plancheck[mcp]'",
+              file=sys.stderr)
+        return EXIT_ERROR
+    toolset = None
+    policies: Any = args.policy
+    if args.tools is not None:
+        toolset, problems = load_toolset_or_exit(args.tools)
+        if toolset is None:
+            print_plain(problems)
+            return EXIT_ERROR
+        if args.policy is not None:
+            from plancheck.smt.policy_check import DEFAULT_TIMEOUT_MS
+
+            policies = load_policies_or_exit(args.policy, toolset, DEFAULT_TIMEOUT_MS)
+            if policies is None:
+                return EXIT_ERROR
+    elif args.policy is not None:
+        try:  # read now, checked against the server's tools once they are known
+            with open(args.policy, encoding="utf-8") as handle:
+                policies = handle.read()
+        except OSError as error:
+            print(f"plancheck mcp-proxy: cannot read {args.policy}: "
+                  f"{error.strerror or error}", file=sys.stderr)
+            return EXIT_ERROR
+
+    def make_guard(tools: Any) -> Any:
+        from plancheck.guard import Guard
+        from plancheck.policy.loader import PolicyError
+
+        try:
+            return Guard(toolset if tools is None else tools, profile=args.profile,
+                         policies=policies)
+        except PolicyError as error:
+            raise ValueError(f"the policy file {args.policy} cannot be used: "
+                             + "; ".join(d.message for d in error.diagnostics)) from None
+
+    from plancheck.integrations.mcp_proxy import McpProxy
+
+    proxy = McpProxy(command, make_guard, pool_known=toolset is not None,
+                     client_in=sys.stdin.buffer, client_out=sys.stdout.buffer)
+    return proxy.run()

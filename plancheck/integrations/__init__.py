@@ -1,0 +1,1 @@
+"""plancheck where agents run: an MCP proxy (:mod:`.mcp_proxy`)."""

@@ -1,0 +1,176 @@
+"""``plancheck mcp-proxy``: a real MCP server (``tests/support/mcp_notes_server.py``, the SDK's
+MCPServer) behind the proxy, driven over stdio by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = [sys.executable, str(ROOT / "tests" / "support" / "mcp_notes_server.py")]
+
+
+def _env(log: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "NOTES_CALL_LOG": str(log)}
+
+
+def _proxy(*options: str) -> list[str]:
+    return [sys.executable, "-m", "plancheck", "mcp-proxy", *options, "--", *SERVER]
+
+
+def _session(command: list[str], log: Path,
+             body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+    async def main() -> Any:
+        params = StdioServerParameters(command=command[0], args=command[1:], env=_env(log))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await body(session)
+
+    return anyio.run(main)
+
+
+def _calls(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def test_allowed_calls_pass_and_refused_calls_never_reach_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+
+    async def body(session: ClientSession) -> list[Any]:
+        names = [t.name for t in (await session.list_tools()).tools]
+        return [names,
+                await session.call_tool("read_note", {"name": "a"}),
+                await session.call_tool("write_note", {"name": "b"}),  # `text` missing
+                await session.call_tool("write_note", {"name": "b", "text": "hi"}),
+                await session.call_tool("write_nots", {"name": "b", "text": "hi"})]
+
+    names, read, missing, written, unknown = _session(_proxy(), log, body)
+    assert names == ["read_note", "write_note", "crash"]  # relayed unchanged
+    assert not read.is_error and "note a" in read.content[0].text
+    assert missing.is_error and "the required argument `text` is missing [PC203]" in \
+        missing.content[0].text
+    assert not written.is_error and written.content[0].text == "wrote b"
+    assert unknown.is_error and "did you mean `write_note`?" in unknown.content[0].text
+    assert [c["tool"] for c in _calls(log)] == ["read_note", "write_note"]
+
+
+def test_references_resolve_against_recorded_results(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+
+    async def body(session: ClientSession) -> list[Any]:
+        await session.call_tool("read_note", {"name": "a"})
+        return [await session.call_tool("write_note", {"name": "b",
+                                                        "text": "{{steps.0.output.txt}}"}),
+                await session.call_tool("write_note", {"name": "b",
+                                                       "text": "{{steps.0.output.text}}"})]
+
+    typo, good = _session(_proxy(), log, body)
+    assert typo.is_error and "PC208" in typo.content[0].text
+    assert not good.is_error
+
+
+def test_a_policy_refuses_calls(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    policy = tmp_path / "p.wf"
+    policy.write_text('policy ro "no writes after a read" {\n'
+                      '  forbid write_note after read_note\n}\n', encoding="utf-8")
+
+    async def body(session: ClientSession) -> Any:
+        await session.call_tool("read_note", {"name": "a"})
+        return await session.call_tool("write_note", {"name": "b", "text": "hi"})
+
+    refused = _session(_proxy("--policy", str(policy)), log, body)
+    assert refused.is_error and "policy ro" in refused.content[0].text
+    assert [c["tool"] for c in _calls(log)] == ["read_note"]
+
+
+def test_an_unusable_policy_refuses_every_call_and_says_why(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    policy = tmp_path / "p.wf"
+    policy.write_text('policy ro "x" {\n  forbid write_nope after read_note\n}\n',
+                      encoding="utf-8")
+
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("read_note", {"name": "a"})
+
+    refused = _session(_proxy("--policy", str(policy)), log, body)
+    assert refused.is_error and "cannot be used" in refused.content[0].text
+    assert _calls(log) == []
+
+
+def test_a_server_that_dies_answers_every_pending_request(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+
+    async def body(session: ClientSession) -> str:
+        try:
+            with anyio.fail_after(60):  # (a lost request would hang here)
+                await session.call_tool("crash", {})
+        except Exception as error:  # the SDK raises the JSON-RPC error response
+            return str(error)
+        return "no error"
+
+    said = _session(_proxy(), log, body)
+    assert "exited" in said
+
+
+def test_what_is_not_json_rpc_is_forwarded_in_order(tmp_path: Path) -> None:
+    """Raw lines: garbage is forwarded (the server answers it or drops it), and the next
+    messages still arrive, in order."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        "this is not JSON",
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "write_note", "arguments": {"name": "x"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "read_note", "arguments": {"name": "x"}}},
+    ]
+    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
+                   for line in lines)
+    done = subprocess.run(_proxy(), input=text.encode(), capture_output=True, timeout=60,
+                          check=False, env=_env(tmp_path / "calls.jsonl"))
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    ids = [r.get("id") for r in replies if "id" in r]
+    assert ids[0] == 1 and 2 in ids and 3 in ids
+    by_id = {r["id"]: r for r in replies if "id" in r}
+    assert by_id[2]["result"]["isError"] is True  # refused by the proxy
+    assert "note x" in json.dumps(by_id[3]["result"])
+    assert done.returncode == 0
+
+
+def test_no_server_named_is_a_usage_error() -> None:
+    done = subprocess.run([sys.executable, "-m", "plancheck", "mcp-proxy"],
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "name the server to start after `--`" in done.stderr
+
+
+@pytest.mark.parametrize("command", [["/nonexistent/server"]])
+def test_a_server_that_cannot_start_is_said(command: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "plancheck", "mcp-proxy", "--", *command],
+                          capture_output=True, text=True, timeout=60, input="", check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "cannot start /nonexistent/server" in done.stderr
+
+
+def test_without_the_sdk_the_extra_is_named() -> None:
+    code = ("import sys; sys.modules['mcp'] = None\n"  # as if the SDK were not installed
+            "from plancheck.cli import main\n"
+            "sys.exit(main(['mcp-proxy', '--', 'server']))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "pip install 'plancheck[mcp]'" in done.stderr
