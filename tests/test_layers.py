@@ -280,6 +280,8 @@ ENTRY_POINTS = ("plancheck", "plancheck.__main__", "plancheck.cli", "plancheck.a
 # Modules no entry point reaches that are still the package's, each for a stated reason.
 # (Anything else that only the tests import belongs in tests/support/.)
 LIBRARY_ONLY = {
+    "plancheck.integrations.agents": "the OpenAI Agents SDK guardrails (README: In an agent "
+                                     "loop), imported by the user's agent",
     "plancheck.cli.__main__": "`python -m plancheck.cli`",
     "plancheck.dora.score": "the paper's wording of DORA's metrics, a documented option "
                             "(docs/ecosystem.md)",
