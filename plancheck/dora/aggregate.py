@@ -24,17 +24,22 @@ CAUGHT = (TypeError, ValueError, AttributeError, OverflowError, RecursionError, 
 
 def sample_gsd(sample: Mapping[str, Any]) -> float | None:
     """The scene's ground sample distance (``pixel_size_m``) from a sample's ``input_data``:
-    the pre- or post-event image's, else the first temporal image's that has one."""
-    inputs = sample.get("input_data", {})
-    for key in ("pre_image", "post_image"):
-        image = inputs.get(key, {})
-        if isinstance(image, dict) and "pixel_size_m" in image:
-            return float(image["pixel_size_m"])
-    temporal = inputs.get("temporal_images", {})
-    if isinstance(temporal, dict):
-        for image in temporal.values():
+    the pre- or post-event image's, else the first temporal image's that has one. Raises
+    :class:`DoraInputError` where DORA's ``get_gsd`` raises (a value that is not a number,
+    ``input_data`` that is not an object)."""
+    try:
+        inputs = sample.get("input_data", {})
+        for key in ("pre_image", "post_image"):
+            image = inputs.get(key, {})
             if isinstance(image, dict) and "pixel_size_m" in image:
                 return float(image["pixel_size_m"])
+        temporal = inputs.get("temporal_images", {})
+        if isinstance(temporal, dict):
+            for image in temporal.values():
+                if isinstance(image, dict) and "pixel_size_m" in image:
+                    return float(image["pixel_size_m"])
+    except (TypeError, ValueError, AttributeError, OverflowError) as error:
+        raise DoraInputError(f"DORA cannot read the sample's pixel_size_m: {error}") from error
     return None
 
 
@@ -177,5 +182,7 @@ def score_samples(
             sample_id = pair.gold_sample.get("sample_id", f"sample_{pair.sample_index}")
             rows.append(task_row(sample_id, pair.task_index, answer, fields, metrics))
         return rows
+    except DoraInputError:
+        raise
     except CAUGHT as error:
         raise DoraInputError(f"DORA cannot score these samples: {error}") from error

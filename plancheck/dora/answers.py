@@ -141,7 +141,12 @@ def _dict_value_score(key: str, pred: Any, gold: Any, gsd_m: float | None) -> fl
     except (TypeError, ValueError):
         return score_scalar(pred, gold)
     if _GEO_KEY.search(key):
-        return 1.0 if abs(p - g) <= _geo_tolerance_m(gsd_m) / METRES_PER_DEGREE else 0.0
+        try:
+            return 1.0 if abs(p - g) <= _geo_tolerance_m(gsd_m) / METRES_PER_DEGREE else 0.0
+        except (TypeError, ValueError):
+            # A GSD that is not a number: DORA's tolerance fails inside its guard, and the
+            # scalar rule scores the value instead.
+            return score_scalar(pred, gold)
     return score_ratio_value(p, g, TAU_R, 0.0 if abs(g) <= FRACTION_LIMIT else TAU_A)
 
 
@@ -266,9 +271,11 @@ def _field_score(
     gsd_m: float | None,
     polygon_roots: Sequence[str | Path],
 ) -> float:
-    if kind == "scalar_continuous" and _RATIO_NAME.search(field.lower()):
-        return score_ratio(pred, gold)
     if kind in ("scalar_continuous", "scalar_count"):
+        # DORA reads the field's name for both kinds: a key without ``lower`` raises there.
+        name = field.lower()
+        if kind == "scalar_continuous" and _RATIO_NAME.search(name):
+            return score_ratio(pred, gold)
         return score_scalar(pred, gold)
     if kind == "ratio_pct":
         return score_ratio(pred, gold)
