@@ -21,6 +21,7 @@ import math
 import random
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,15 @@ def _none_for_nan(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
+def _nan_free(value: Any) -> Any:
+    """``value`` with DORA's NaN as None (NaN equals nothing, itself included)."""
+    if isinstance(value, dict):
+        return {k: _nan_free(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nan_free(v) for v in value]
+    return _none_for_nan(value)
+
+
 def _table_rows(table: str, width: int | None = None) -> list[str]:
     """The table's lines, each cut to DORA's columns (plancheck adds a Failed column)."""
     lines = [line.rstrip() for line in table.splitlines()]
@@ -224,6 +234,15 @@ def differences(index: int, tasks: Path, run: Path, eval_json: Path, per_item: P
                    i["t_any"], i["t_ord"], i["t_em"], i["par_acc"], i["eff"]) for i in items]
         if actual != expected:
             found.append(f"{where} {dim} tasks: {actual} != {expected}")
+    from plancheck.dora import evaluate_run  # the Python API reads the run alike
+
+    with warnings.catch_warnings():  # (unreadable polygons score 0 with a warning, as in DORA)
+        warnings.simplefilter("ignore")
+        api = evaluate_run(tasks, run, polygon_roots=[tasks, run])
+    if _nan_free(api["dimensions"]) != _nan_free(dora["dimensions"]) or \
+            api["dora_score"] != dora["dora_score"] or \
+            _nan_free(api["tasks"]) != _nan_free({d: r["tasks"] for d, r in dora["full"].items()}):
+        found.append(f"{where}: evaluate_run differs from DORA")
     table = dora["summary_table"]
     width = max(len(line) for line in table.splitlines())
     _, text, _ = run_plancheck(["score", "--gold", str(tasks), str(run)])
