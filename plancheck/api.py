@@ -58,6 +58,7 @@ def check(
     prefix: bool = False,
     profile: str = "default",
     options: CheckOptions | None = None,
+    provenance: bool = True,
 ) -> Report:
     """Check one plan.
 
@@ -69,12 +70,16 @@ def check(
     used raises :class:`~plancheck.policy.loader.PolicyError`, whose ``diagnostics`` say why.
     ``profile`` decides which codes block (:mod:`plancheck.compiler.profiles`: ``default``,
     ``guard`` where every schema violation is an error, ``strict``; an unknown name raises
-    ``ValueError``); ``options`` (a :class:`CheckOptions`) replaces ``strict``, ``types`` and
-    ``interpret``, and its severity overrides win over the profile's.
+    ``ValueError``); ``options`` (a :class:`CheckOptions`) replaces ``strict``, ``types``,
+    ``interpret`` and ``provenance``, and its severity overrides win over the profile's.
+    For tool calls whose results the input holds (an OpenAI or Anthropic transcript), an
+    argument that copies an earlier result is a flow from it (``report.flows``; policies follow
+    it; ``PC306`` when its type is wrong), unless ``provenance`` is False.
     """
     tools = _toolset(toolset)
     if options is None:
-        options = CheckOptions(strict_json=strict, types=types, interpret=interpret)
+        options = CheckOptions(strict_json=strict, types=types, interpret=interpret,
+                               provenance=provenance)
     if profile != "default":
         from plancheck.compiler.profiles import profile_overrides
         from plancheck.records import replace
@@ -167,13 +172,15 @@ def score(
 
 def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = None, *,
                      name: str = "<trajectory>", options: CheckOptions | None = None,
-                     policies: Any = None, prefix: bool = False) -> Report:
+                     policies: Any = None, prefix: bool = False,
+                     provenance: bool | None = None) -> Report:
     """Check one trajectory against a toolset and return the report; never raises on bad input.
 
     ``trajectory`` is a JSON value, JSON text or a :class:`~pathlib.Path`; ``toolset`` a
     :class:`~plancheck.ir.nodes.Toolset`, a toolset path (an MCP or OpenAI pool, ...), or
     ``None`` for the built-in pool. The value is read as a trajectory even when it would not
-    be recognised as one in a file. ``policies`` and ``prefix`` as for :func:`check`.
+    be recognised as one in a file. ``policies``, ``prefix`` and ``provenance`` as for
+    :func:`check` (``provenance`` None: as ``options`` say, by default on).
     """
     import json
 
@@ -181,6 +188,10 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
 
     toolset = _toolset(toolset)
     options = options or CheckOptions()
+    if provenance is not None and provenance != options.provenance:
+        from plancheck.records import replace
+
+        options = replace(options, provenance=provenance)
     phases = _policy_phases(policies, toolset, prefix)
     text = None
     if isinstance(trajectory, Path):
@@ -212,5 +223,5 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
         plan, diagnostics = lower_trajectory(trajectory, Span(name, pointer=""))
     region = (0, len(text)) if text else None
     unit = PlanUnit(name, None, Positions(name, lines, json_region=region), plan=plan,
-                    diagnostics=diagnostics)
+                    diagnostics=diagnostics, value=trajectory)  # its results: provenance
     return check_unit(unit, toolset, options, phases)

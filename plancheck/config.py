@@ -13,6 +13,7 @@ ruff does). ``--config FILE`` names the file instead. Keys (kebab-case)::
     strict-json = true
     max-size = "64M"                   # largest input `check` reads (an integer: bytes)
     policy = "policies/agent.wf"       # policies every plan is checked against (--policy)
+    provenance = false                 # no flows inferred from tool results (--no-provenance)
 
 Start-up time matters (``plancheck plan.json`` must stay fast), so pydantic is imported only
 when a configuration table has actually been found, and a pyproject.toml that never mentions
@@ -33,7 +34,7 @@ from plancheck.diagnostics.span import Span
 CONFIG_NAMES = ("plancheck.toml", "pyproject.toml")  # precedence within one directory
 _MAY_HAVE_TABLE = re.compile(r"""tool\s*\.\s*["']?plancheck|^\s*\[\s*tool\s*\]""", re.MULTILINE)
 KEYS = ("select", "ignore", "severity", "tools", "fail-level", "format", "strict-json",
-        "max-size", "policy")
+        "max-size", "policy", "provenance")
 
 
 class Config(NamedTuple):
@@ -52,6 +53,7 @@ class Config(NamedTuple):
     strict_json: bool | None = None
     max_size: int | None = None
     policy: str | None = None
+    provenance: bool | None = None
 
 
 EMPTY = Config()
@@ -221,6 +223,7 @@ def _validate(table: dict[str, Any], path: Path, text: str, in_pyproject: bool) 
         format=settings.format,
         strict_json=settings.strict_json,
         max_size=settings.max_size,
+        provenance=settings.provenance,
     )
 
 
@@ -281,6 +284,7 @@ def _settings_model() -> Any:
         max_size: Annotated[StrictStr | StrictInt, AfterValidator(_size)] | None = Field(
             default=None, alias="max-size")
         policy: StrictStr | None = None
+        provenance: StrictBool | None = None
 
     return Settings
 

@@ -22,7 +22,7 @@ from plancheck.cli.common import (
     print_plain,
     toolset_option,
 )
-from plancheck.compiler.driver import CheckOptions, check_paths
+from plancheck.compiler.driver import CheckOptions, PlanPhase, check_paths
 from plancheck.diagnostics.model import Diagnostic, Severity, make
 from plancheck.render.registry import FORMATS
 
@@ -37,6 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "standard input")
     toolset_option(parser)
     policy_option(parser)
+    parser.add_argument("--no-provenance", action="store_true",
+                        help="infer no flows from the tool results a transcript holds (an "
+                        "argument that copies an earlier result is then no flow for policies, "
+                        "and no PC306)")
     parser.add_argument("--prefix", action="store_true",
                         help="the plans are prefixes of trajectories still running: a "
                         "`require A` that can still be met is not a violation")
@@ -105,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         ignore=ignore,
         severity_overrides=(((("PC305", Severity.ERROR),) if args.strict_types else ())
                             + config.severity),
+        provenance=not args.no_provenance and config.provenance is not False,
     )
     fail_level = (Severity.parse(args.fail_level) if args.fail_level is not None
                   else config.fail_level or Severity.ERROR)
@@ -114,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     if toolset is None:
         print_plain(toolset_diagnostics)
         return EXIT_ERROR
-    phases = []
+    phases: list[PlanPhase] = []
     policy = args.policy if args.policy is not None else config.policy
     if args.timeout_ms is not None and (args.timeout_ms < 0
                                         or not (args.explain or policy is not None)):
@@ -212,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
                 tally.add_plan(report.file, report.plan is not None or report.value is not None)
                 if stream is not None:
                     stream.report(report.diagnostics, report.lines, report.positions)
+                    if report.flows:
+                        stream.flows(report.file, report.record, report.flows)
         if stream is not None:
             stream.finish(tally)
         if writer is not None:

@@ -31,17 +31,20 @@ class CheckOptions(FrozenRecord):
     at which severity."""
 
     __slots__ = _fields = ("strict_json", "types", "interpret", "select", "ignore",
-                           "severity_overrides")
+                           "severity_overrides", "provenance")
 
     def __init__(self, strict_json: bool = False, types: bool = True, interpret: bool = True,
                  select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-                 severity_overrides: tuple[tuple[str, Severity], ...] = ()) -> None:
+                 severity_overrides: tuple[tuple[str, Severity], ...] = (),
+                 provenance: bool = True) -> None:
         self.strict_json = strict_json
         self.types = types
         self.interpret = interpret
         self.select = select
         self.ignore = ignore
         self.severity_overrides = severity_overrides
+        # Flows inferred from the tool results a transcript holds (plancheck.policy.trace).
+        self.provenance = provenance
 
     def keeps(self, code: str, name: str) -> bool:
         from plancheck.diagnostics.codes import CODES
@@ -69,16 +72,19 @@ _DEFAULT_KEEPS_UNREACHABLE = _DEFAULT_OPTIONS.keeps("PC503", CODES["PC503"].name
 class Report(Record):
     """The outcome of checking one plan (one file, or one record of a batch). ``value`` is
     the JSON value the plan was lowered from, if any; ``positions`` resolves the spans of
-    diagnostics added later."""
+    diagnostics added later; ``flows``, for a transcript that holds tool results, every flow
+    into its calls, explicit and inferred (:meth:`plancheck.policy.trace.Trace.flow_records`).
+    """
 
     __slots__ = _fields = ("file", "record", "plan", "diagnostics", "task_id", "lines", "value",
-                           "record_data", "positions")
+                           "record_data", "positions", "flows")
 
     def __init__(self, file: str, record: str | None, plan: Plan | None,
                  diagnostics: list[Diagnostic] | None = None, task_id: Any = None,
                  lines: LineIndex | None = None, value: Any = None,
                  record_data: dict[str, Any] | None = None,
-                 positions: Positions | None = None) -> None:
+                 positions: Positions | None = None,
+                 flows: list[dict[str, Any]] | None = None) -> None:
         self.file = file
         self.record = record
         self.plan = plan
@@ -88,6 +94,7 @@ class Report(Record):
         self.value = value
         self.record_data = record_data
         self.positions = positions
+        self.flows = flows
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -130,12 +137,16 @@ class Report(Record):
             "record": self.record,
             "ok": self.ok,
             "diagnostics": [diagnostic_to_dict(d) for d in self.diagnostics],
+            **({"flows": self.flows} if self.flows else {}),
         }
 
 
 # --------------------------------------------------------------------------- phases
 
 
+# A check phase run after the built-in ones. One that has an ``on_trace(plan, toolset, trace)``
+# method is given the transcript's trace with provenance instead, when there is one (the
+# policy check: plancheck.smt.policy_check).
 PlanPhase = Callable[[Plan, Toolset], list[Diagnostic]]
 
 
@@ -207,21 +218,57 @@ def check_unit(
                 if pool is not None:
                     lowered, report.value = pool, None  # no plan at all: none is counted
             diagnostics.extend(lowered)
+        trace = None
         if plan is not None and type(plan) is not Plan:  # tool-call plans: bind to the pool
             plan, bound = plan.bind(toolset)
             diagnostics.extend(bound)
+            if options.provenance:
+                trace = _trace(unit, plan)
         report.plan = plan
         if plan is not None:
             found = check_plan(plan, toolset, options)
             if type(plan) is not Plan:  # a kind of plan with checks of its own (DORA's)
                 found = plan.kind_checks(toolset, found, check_plan)
             diagnostics.extend(found)
+            if trace is not None:
+                report.flows = trace.flow_records()
+                if options.types:
+                    from plancheck.policy.inferred_types import inferred_type_warnings
+
+                    diagnostics.extend(inferred_type_warnings(plan, toolset, trace))
             for phase in extra_phases:
-                diagnostics.extend(phase(plan, toolset))
+                on_trace = getattr(phase, "on_trace", None) if trace is not None else None
+                diagnostics.extend(on_trace(plan, toolset, trace) if on_trace is not None
+                                   else phase(plan, toolset))
     except Exception as error:  # one bad unit must not sink the batch
         diagnostics.append(internal_error(error))
     report.diagnostics = finish(diagnostics, unit.positions, unit.file, unit.record, options)
     return report
+
+
+def _trace(unit: PlanUnit, plan: Plan) -> Any:
+    """The trace with provenance of a plan read from tool calls, when the document they were
+    found in holds their results (None otherwise: nothing to infer from)."""
+    document = unit.value
+    if document is None:
+        region = unit.positions.json_region
+        text = unit.positions.lines.text
+        if region is None or not plan.steps or plan.steps[0].span.pointer is None:
+            return None
+        text = text[region[0]:region[1]]
+        from plancheck.policy.transcript import may_hold_results
+
+        if not may_hold_results(text):
+            return None  # the common case, settled without parsing the text again
+        import json
+
+        try:
+            document = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+    from plancheck.policy.trace import transcript_trace
+
+    return transcript_trace(plan, document)
 
 
 def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | None = None,

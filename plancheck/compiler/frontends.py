@@ -156,7 +156,11 @@ def value_units(value: Any, file: str, *, strict: bool = False) -> list[PlanUnit
     (:func:`parse_source`): a plan, a record or a list of records, tool calls in any shape
     plancheck knows, a DORA document or trajectory. There is no text, so spans keep their
     JSON pointers and have no line numbers."""
-    return _value_units(value, file, LineIndex(""), None, strict)
+    units = _value_units(value, file, LineIndex(""), None, strict)
+    for unit in units:
+        if unit.plan is not None and not unit.has_value:
+            unit.value = value  # the document the calls were found in (their results)
+    return units
 
 
 def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int] | None,

@@ -202,6 +202,13 @@ _ALL = [
        "string that reads as one (\"38.0\"). Most tool runtimes convert it, and corpora write "
        "numbers this way throughout, so this is information; `check --strict-types` makes it "
        "an error."),
+    _c("PC306", "inferred-type-mismatch", W, "A value copied from an earlier result has a "
+       "type the input does not accept.",
+       "In a transcript that holds tool results, an argument that equals a value an earlier "
+       "call returned is an inferred flow from that result (provenance). When the output it "
+       "came from is of a type the input does not accept, the flow is ill-typed, as a "
+       "reference would be (PC301); but the value may equal that output by coincidence, so "
+       "this is a warning. `check --no-provenance` turns the inference off."),
     # ---------------------------------------------------------------- dependencies
     _c("PC401", "dependence-mismatch", E,
        "`dependence` disagrees with the references the inputs make.",

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plancheck.policy.loader import PolicySet
-from plancheck.policy.provenance import Provenance
+from plancheck.policy.provenance import Provenance, with_inferred
 from plancheck.policy.semantics import FlowIn, PolicyCall, RuleState, Violation, rule_state
 
 
@@ -41,10 +41,7 @@ class PolicyMonitor:
         """The next call of the trace, with the flows provenance infers added to the explicit
         ones (an explicit flow into an argument wins over an inferred one)."""
         if self.provenance is not None:
-            explicit = {flow.argument[:1] for flow in flows}
-            inferred = tuple(f for f in self.provenance.flows_into(arguments)
-                             if f.argument[:1] not in explicit)
-            flows = flows + inferred
+            flows = with_inferred(self.provenance, arguments, flows)
         return PolicyCall(self.next_index, tool, arguments, flows, unknown, call_id)
 
     def propose(self, call: PolicyCall) -> list[Violation]:

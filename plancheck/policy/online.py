@@ -27,6 +27,7 @@ from plancheck.policy.loader import PolicySet, load_policies
 from plancheck.policy.monitor import PolicyMonitor
 from plancheck.policy.report import rule_place
 from plancheck.policy.semantics import EXPLICIT, FlowIn, PolicyCall, Violation
+from plancheck.policy.trace import flow_record
 
 
 class GuardPolicies:
@@ -74,11 +75,7 @@ class GuardPolicies:
 def describe_flows(call: PolicyCall, history: list[PolicyCall]) -> list[dict[str, Any]]:
     """Every flow into ``call``, as JSON: the argument, the earlier call, the path in its
     result and how the flow is known (explicit, exact, contained)."""
-    return [{"argument": ".".join(str(k) for k in flow.argument),
-             "from": history[flow.source].label if flow.source < len(history) else flow.source,
-             "tool": history[flow.source].tool if flow.source < len(history) else None,
-             "path": ".".join(str(k) for k in flow.source_path), "kind": flow.kind}
-            for flow in call.flows]
+    return [flow_record(flow, history) for flow in call.flows]
 
 
 def call_diagnostic(violation: Violation, call: PolicyCall | None,

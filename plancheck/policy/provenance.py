@@ -17,12 +17,13 @@ arguments, not on how many results came before.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from plancheck.dsl.policy_ast import PathKey
-from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn
+from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn, PolicyCall
 
 GRAM = 8  # the shortest string whose containment is evidence of a copy
 MAX_SOURCES = 4  # sources kept per value: enough to name them, bounded in memory
@@ -86,18 +87,27 @@ class Provenance:
                     self._windows.setdefault(window, []).append(text_id)
 
     def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
-        """The inferred flows into a call's arguments, one per (argument, source call)."""
+        """The inferred flows into a call's arguments, one per (argument, source call): an
+        exact copy before a contained one, and of those the deepest path in the result (the
+        text inside a JSON document a result holds, rather than the document)."""
         found: dict[tuple[tuple[PathKey, ...], int], FlowIn] = {}
+
+        def add(flow: FlowIn) -> None:
+            known = found.get((flow.argument, flow.source))
+            if known is None or (known.kind == flow.kind
+                                 and len(flow.source_path) > len(known.source_path)):
+                found[(flow.argument, flow.source)] = flow
+
         for path, value in leaves(arguments):
             key = _key(value)
             if key is None:
                 continue
             for index, source_path in self._exact.get(key, ()):
-                found.setdefault((path, index), FlowIn(path, index, source_path, EXACT))
+                add(FlowIn(path, index, source_path, EXACT))
             if isinstance(value, str) and len(value) >= GRAM:
                 for text_id in self._containing(value):
                     index, source_path, _ = self._texts[text_id]
-                    found.setdefault((path, index), FlowIn(path, index, source_path, CONTAINED))
+                    add(FlowIn(path, index, source_path, CONTAINED))
         return list(found.values())
 
     def _containing(self, value: str) -> list[int]:
@@ -116,3 +126,28 @@ class Provenance:
                     seen.add(text_id)
                     hits.append(text_id)
         return hits
+
+
+def with_inferred(provenance: Provenance, arguments: Mapping[str, Any],
+                  flows: tuple[FlowIn, ...]) -> tuple[FlowIn, ...]:
+    """``flows`` (the explicit ones) and the flows ``provenance`` infers into ``arguments``,
+    but none into an argument an explicit flow already reaches: a reference says where the
+    value came from, and always wins over a guess."""
+    explicit = {flow.argument[:1] for flow in flows}
+    return flows + tuple(flow for flow in provenance.flows_into(arguments)
+                         if flow.argument[:1] not in explicit)
+
+
+def infer_flows(calls: list[PolicyCall], results: Mapping[int, Any]) -> list[PolicyCall]:
+    """A whole trace with its inferred flows, as the guard would have inferred them call by
+    call: each call's arguments looked up among the results of the calls before it
+    (``results``: by position, for the calls that have one)."""
+    provenance = Provenance()
+    found = []
+    for call in calls:
+        flows = with_inferred(provenance, call.arguments, call.flows)
+        found.append(call if len(flows) == len(call.flows)
+                     else dataclasses.replace(call, flows=flows))
+        if call.index in results:
+            provenance.record(call.index, results[call.index])
+    return found

@@ -13,15 +13,16 @@ from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span
 from plancheck.dsl.policy_ast import Rule
 from plancheck.ir.nodes import Plan, Step
-from plancheck.policy.semantics import NAMED, Violation
+from plancheck.policy.semantics import CONTAINED, EXACT, NAMED, Violation
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One thing a trace says, as the static check explains a violation with it: ``tool``
     (step ``position`` calls ``detail``), ``value`` (argument ``detail`` of step ``position``
-    has the value it has) or ``flow`` (argument ``detail`` of step ``position`` reads the result
-    of step ``source``)."""
+    has the value it has), ``flow`` (argument ``detail`` of step ``position`` reads the result
+    of step ``source``) or an inferred flow, ``exact`` or ``contained`` (it holds a copy of a
+    value of that result, or text of it)."""
 
     kind: str
     position: int
@@ -34,8 +35,12 @@ class Fact:
             return f"step {step} calls `{self.detail}`"
         if self.kind == "value":
             return f"`{self.detail}` of step {step} has this value"
-        return f"`{self.detail}` of step {step} reads the result of step " \
-               f"{_number(plan, self.source)}"
+        source = _number(plan, self.source)
+        if self.kind == EXACT:
+            return f"`{self.detail}` of step {step} equals a value of the result of step {source}"
+        if self.kind == CONTAINED:
+            return f"`{self.detail}` of step {step} holds text of the result of step {source}"
+        return f"`{self.detail}` of step {step} reads the result of step {source}"
 
 
 MAX_FACT_LABELS = 12  # labels for the facts of a cause; the data has every one

@@ -48,13 +48,18 @@ class SummaryCounts:
         }
 
 
-def json_document(summary: dict[str, Any], diagnostics: list[dict[str, Any]]) -> str:
-    document = {
+def json_document(summary: dict[str, Any], diagnostics: list[dict[str, Any]],
+                  plans: list[dict[str, Any]] | None = None) -> str:
+    """The document; ``plans``, when a transcript with tool results was checked: per plan,
+    every flow into its calls (``{"file", "record", "flows": [...]}``)."""
+    document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "plancheck", "version": __version__},
         "summary": summary,
-        "diagnostics": diagnostics,
     }
+    if plans:
+        document["plans"] = plans
+    document["diagnostics"] = diagnostics  # the last member: JsonStream relies on it
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
@@ -79,6 +84,10 @@ class JsonStream(ReportStream):
         self._spool: IO[str] = tempfile.TemporaryFile(  # noqa: SIM115
             "w+", encoding="utf-8", errors="surrogatepass")
         self._items = 0
+        self._plans: list[dict[str, Any]] = []
+
+    def flows(self, file: str, record: str | None, flows: list[dict[str, Any]]) -> None:
+        self._plans.append({"file": file, "record": record, "flows": flows})
 
     def report(self, diagnostics: Sequence[Diagnostic], lines: LineIndex | None,
                positions: Positions | None) -> None:
@@ -93,7 +102,8 @@ class JsonStream(ReportStream):
         self.report(diagnostics, None, None)
 
     def finish(self, tally: Tally) -> None:
-        document = json_document(self.counts.to_dict(files=tally.files, plans=tally.plans), [])
+        document = json_document(self.counts.to_dict(files=tally.files, plans=tally.plans), [],
+                                 self._plans)
         if not self._items:
             self.line(document)
             return

@@ -17,7 +17,7 @@ module), used two ways:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from plancheck.diagnostics.model import Diagnostic, Severity
 
@@ -82,6 +82,10 @@ class ReportStream:
                positions: Positions | None) -> None:
         for diagnostic in diagnostics:
             self.line(self.plain(diagnostic))
+
+    def flows(self, file: str, record: str | None, flows: list[dict[str, Any]]) -> None:
+        """Every flow into the calls of one checked transcript, explicit and inferred (only
+        ``json`` shows them; the diagnostics name the flows they are about)."""
 
     def finish(self, tally: Tally) -> None:
         """Written after the last report."""

@@ -27,7 +27,6 @@ cause it (as ``check --explain`` explains dependency conflicts).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +48,7 @@ from plancheck.policy.plan_calls import plan_calls
 from plancheck.policy.report import Fact, violation_diagnostic
 from plancheck.policy.semantics import (
     CODE_OF_KIND,
+    EXPLICIT,
     MISSING,
     CompiledPredicate,
     FlowIn,
@@ -60,10 +60,11 @@ from plancheck.policy.semantics import (
     lookup,
     path_overlaps,
 )
+from plancheck.policy.trace import Trace
 from plancheck.smt.limits import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
 from plancheck.smt.policy_terms import numeric_holds, string_holds
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "Explained", "PolicyOutcome", "check_policies",
+__all__ = ["DEFAULT_TIMEOUT_MS", "Explained", "PolicyOutcome", "PolicyPhase", "check_policies",
            "policy_diagnostics", "policy_phase"]
 
 
@@ -160,7 +161,8 @@ class _Encoding:
         if literal is None:
             edge = z3.Bool(f"edge_{call.index}_{len(self._edges)}")
             keys = ".".join(str(k) for k in flow.argument)
-            self._fact(Fact("flow", call.index, keys, flow.source), edge)
+            kind = "flow" if flow.kind == EXPLICIT else flow.kind  # inferred: a copy
+            self._fact(Fact(kind, call.index, keys, flow.source), edge)
             literal = self._edges[key] = edge
         return literal
 
@@ -401,11 +403,14 @@ def _disagreement(rule: Rule, position: int) -> Violation:
 
 
 def policy_diagnostics(plan: Plan, policies: PolicySet, *, complete: bool = True,
-                       timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Diagnostic]:
+                       timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                       calls: list[PolicyCall] | None = None) -> list[Diagnostic]:
     """The diagnostics of ``plan`` against ``policies``: one per violation, and a PC814 when
-    the solver ran out of time (a check past its budget never passes silently)."""
-    outcome = check_policies(plan_calls(plan), policies, complete=complete,
-                             timeout_ms=timeout_ms)
+    the solver ran out of time (a check past its budget never passes silently). ``calls``:
+    the plan's steps as calls when they are known better than the plan says (a transcript's,
+    named by their ids, with the flows inferred from its results)."""
+    outcome = check_policies(plan_calls(plan) if calls is None else calls, policies,
+                             complete=complete, timeout_ms=timeout_ms)
     found = [violation_diagnostic(e.violation, plan, policies.name, e.facts,
                                   minimal=e.minimal) for e in outcome.explained]
     if outcome.timed_out:
@@ -416,12 +421,25 @@ def policy_diagnostics(plan: Plan, policies: PolicySet, *, complete: bool = True
     return found
 
 
+class PolicyPhase:
+    """A check phase (``check_paths``' ``extra_phases``) deciding policies on each plan; on a
+    transcript's trace (``on_trace``), with the flows provenance inferred from its results."""
+
+    def __init__(self, policies: PolicySet, complete: bool, timeout_ms: int) -> None:
+        self.policies = policies
+        self.complete = complete
+        self.timeout_ms = timeout_ms
+
+    def __call__(self, plan: Plan, toolset: Toolset) -> list[Diagnostic]:
+        return policy_diagnostics(plan, self.policies, complete=self.complete,
+                                  timeout_ms=self.timeout_ms)
+
+    def on_trace(self, plan: Plan, toolset: Toolset, trace: Trace) -> list[Diagnostic]:
+        return policy_diagnostics(plan, self.policies, complete=self.complete,
+                                  timeout_ms=self.timeout_ms, calls=trace.calls)
+
+
 def policy_phase(policies: PolicySet, *, complete: bool = True,
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Callable[[Plan, Toolset],
-                                                                   list[Diagnostic]]:
-    """A check phase (``check_paths``' ``extra_phases``) deciding ``policies`` on each plan."""
-
-    def phase(plan: Plan, toolset: Toolset) -> list[Diagnostic]:
-        return policy_diagnostics(plan, policies, complete=complete, timeout_ms=timeout_ms)
-
-    return phase
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> PolicyPhase:
+    """A check phase deciding ``policies`` on each plan."""
+    return PolicyPhase(policies, complete, timeout_ms)
