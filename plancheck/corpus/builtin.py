@@ -1,18 +1,21 @@
 """The built-in DisasterBench tool pool, written in the workflow DSL (``disasterbench.wf``).
 
-Parsing the DSL costs tens of milliseconds (Lark); the compiled toolset is therefore cached as a
-pickle in the user's cache directory, so the linter's start-up pays for it once. The entry is
-keyed by the path, size and modification time of the DSL source (the spans of the toolset name
-its path: two installs must not share an entry) and of the IR modules that define the pickled
+Parsing the DSL costs tens of milliseconds (Lark); the compiled toolset is therefore cached in
+the user's cache directory, so the linter's start-up pays for it once. The entry is JSON data
+(:mod:`.toolset_codec`: it can describe a toolset, never run code, as a pickle could) headed by
+its key and a checksum of the data; an entry that fails either is ignored and rebuilt. The key
+is the path, size and modification time of the DSL source (the spans of the toolset name its
+path: two installs must not share an entry) and of the IR modules that define the cached
 classes, as Python keys its own bytecode cache: reading and hashing them (and importing
-hashlib) would cost every start-up more than loading the entry does.
+hashlib) would cost every start-up more than loading the entry does. A relative
+``XDG_CACHE_HOME`` is ignored, as the XDG specification says.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
-import pickle
 import zlib
 from functools import cache
 from pathlib import Path
@@ -21,18 +24,21 @@ from plancheck.ir.nodes import Toolset
 
 BUILTIN_PATH = Path(__file__).with_name("disasterbench.wf")
 BUILTIN_NAME = "disasterbench"
-_CACHE_FORMAT = 2  # 2: the pickle holds (key, toolset)
+_CACHE_FORMAT = 3  # 3: a JSON header (format, key, checksum) line, then the toolset as data
 MAX_CACHE_ENTRIES = 8  # cached toolsets kept (one per install and IR version); the rest go
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("PLANCHECK_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "plancheck" if not os.environ.get("PLANCHECK_CACHE_DIR") else root
+    own = os.environ.get("PLANCHECK_CACHE_DIR")
+    if own:
+        return Path(own)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
+    return root / "plancheck"
 
 
 def _cache_key() -> str:
-    """What the cached toolset was built from. The pickle holds IR objects and spans: a change
+    """What the cached toolset was built from. The entry holds IR objects and spans: a change
     to their classes (or to the modules that define them) must invalidate it too."""
     from plancheck import records
     from plancheck.diagnostics import span
@@ -48,7 +54,7 @@ def _cache_key() -> str:
 def _cache_file(key: str) -> Path:
     # The name only spreads keys over files: the entry holds its whole key, checked on loading.
     digest = f"{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}{len(key):04x}"
-    return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.pickle"
+    return _cache_dir() / f"toolset-{BUILTIN_NAME}-{digest}.json"
 
 
 def parse_builtin_toolset() -> Toolset:
@@ -71,33 +77,59 @@ def parse_builtin_toolset() -> Toolset:
 def builtin_toolset() -> Toolset:
     key = _cache_key()
     cached = _cache_file(key)
-    try:
-        with cached.open("rb") as handle:
-            loaded = pickle.load(handle)
-        if (isinstance(loaded, tuple) and len(loaded) == 2 and loaded[0] == key
-                and isinstance(loaded[1], Toolset)):
-            return loaded[1]
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError):
-        pass
+    loaded = _read_entry(cached, key)
+    if loaded is not None:
+        return loaded
     toolset = parse_builtin_toolset()
+    _write_entry(cached, key, toolset)
+    return toolset
+
+
+def _read_entry(path: Path, key: str) -> Toolset | None:
+    """The toolset of the entry at ``path`` when it is one this version wrote for ``key``."""
+    # (json, not msgspec: importing msgspec would cost every start-up more than this read)
+    from plancheck.corpus.toolset_codec import CodecError, decode
+
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cached.with_suffix(f".{os.getpid()}.tmp")
-        with temporary.open("wb") as handle:
-            pickle.dump((key, toolset), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, cached)
-        _prune(cached)
+        header, _, payload = path.read_bytes().partition(b"\n")
+        head = json.loads(header)
+        if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or \
+                head.get("key") != key or head.get("crc") != zlib.crc32(payload):
+            return None
+        toolset = decode(json.loads(payload))
+    except (OSError, ValueError, CodecError, RecursionError):  # (JSON and UTF-8 errors too)
+        return None
+    return toolset if isinstance(toolset, Toolset) else None
+
+
+def _write_entry(path: Path, key: str, toolset: Toolset) -> None:
+    from plancheck.corpus.toolset_codec import CodecError, encode
+
+    try:
+        payload = json.dumps(encode(toolset), separators=(",", ":")).encode()
+    except CodecError:
+        return  # (a class the codec lacks: no entry, only speed lost)
+    header = json.dumps({"format": _CACHE_FORMAT, "key": key,
+                         "crc": zlib.crc32(payload)}).encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{os.getpid()}.tmp")
+        temporary.write_bytes(header + b"\n" + payload)
+        os.replace(temporary, path)
+        _prune(path)
     except OSError:
         pass  # a read-only home only costs speed
-    return toolset
 
 
 def _prune(keep: Path) -> None:
     """Keep the newest entries only: every install and every change of the IR module makes a
     new one, and the cache must not grow without bound (`plancheck --version`'s neighbours on
     this machine, other virtual environments, may still use a few)."""
+    for old in keep.parent.glob("toolset-*.pickle"):  # what earlier versions wrote
+        with contextlib.suppress(OSError):
+            old.unlink()
     entries = []
-    for path in keep.parent.glob(f"toolset-{BUILTIN_NAME}-*"):
+    for path in keep.parent.glob(f"toolset-{BUILTIN_NAME}-*.json"):
         try:
             entries.append((path.stat().st_mtime, path))
         except OSError:

@@ -182,9 +182,10 @@ def test_the_toolset_cache_stays_bounded(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
     for i in range(20):  # entries left by earlier installs
-        stale = cache / f"toolset-disasterbench-{i:020d}.pickle"
+        stale = cache / f"toolset-disasterbench-{i:020d}.json"
         stale.write_bytes(b"old")
         os.utime(stale, (1_000_000 + i, 1_000_000 + i))
+    (cache / "toolset-disasterbench-0.pickle").write_bytes(b"old")  # earlier versions' format
     plan = _plan(tmp_path, "p.json")
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run([sys.executable, "-m", "plancheck", "check", plan],
