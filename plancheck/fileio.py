@@ -177,8 +177,10 @@ class AtomicWriter:
         directory = os.path.dirname(self.path)
         import tempfile  # here: importing it costs every command's start-up, most never write
 
+        remove_stale_temporaries(directory)
+        # A short name (a target's name may be near the 255-byte limit) that says whose it is.
         handle, self._temporary = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".tmp")
+            dir=directory, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-", suffix=".tmp")
         # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
         self.handle = os.fdopen(handle, "w", encoding="utf-8", newline="",
                                          errors="backslashreplace")
@@ -187,7 +189,8 @@ class AtomicWriter:
     def write(self, text: str) -> None:
         self.handle.write(text)
 
-    def commit(self) -> None:
+    def commit(self, to: str | None = None) -> None:
+        """Put the text in place: over ``path``, or (``to``) over another file beside it."""
         if self._done:
             return
         self._done = True
@@ -198,8 +201,9 @@ class AtomicWriter:
             self.handle.flush()
             os.fsync(self.handle.fileno())
             self.handle.close()
-            os.chmod(self._temporary, _mode_for(self.path))
-            os.replace(self._temporary, self.path)
+            target = self.path if to is None else to
+            os.chmod(self._temporary, _mode_for(target))
+            os.replace(self._temporary, target)
         except BaseException:
             self._remove()
             raise
@@ -225,6 +229,35 @@ class AtomicWriter:
             self.commit()
         else:
             self.discard()
+
+
+TEMPORARY_PREFIX = ".pc-"
+
+
+def remove_stale_temporaries(directory: str) -> None:
+    """Remove the temporary files (``.pc-PID-*.tmp``) that writers killed before they could
+    clean up (``kill -9``, a power cut) left in ``directory``: those whose process is gone."""
+    try:
+        names = [n for n in os.listdir(directory or ".")
+                 if n.startswith(TEMPORARY_PREFIX) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid_text = name[len(TEMPORARY_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(directory, name))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # another user's, or not ours to judge: kept
+    return True
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:

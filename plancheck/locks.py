@@ -39,7 +39,14 @@ def lock_path_for(path: str | os.PathLike[str]) -> str:
     """The lock file guarding ``path``: a hidden file beside it."""
     text = os.fspath(path)
     directory, name = os.path.split(os.path.abspath(text))
+    if len(name.encode("utf-8", "surrogateescape")) > _MAX_PLAIN_NAME:
+        import zlib  # a name near the file system's limit: a short name that stands for it
+
+        name = f"pc-{zlib.crc32(name.encode('utf-8', 'surrogateescape')):08x}"
     return os.path.join(directory, f".{name}.lock")
+
+
+_MAX_PLAIN_NAME = 200  # bytes; file names end at 255 on most file systems
 
 
 def describe(holder: dict[str, Any]) -> str:

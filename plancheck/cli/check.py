@@ -17,6 +17,7 @@ from plancheck.cli.common import (
     load_policies_or_exit,
     load_toolset_or_exit,
     once_each,
+    overwrites_an_input,
     parse_codes,
     policy_option,
     print_plain,
@@ -94,6 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if overwrites_an_input(args, "output", "--output"):
+        return EXIT_ERROR
     config = _configuration(args)
     if config is None:
         return EXIT_ERROR

@@ -150,3 +150,35 @@ def _print_policy_problems(diagnostics: list[Diagnostic], name: str, text: str) 
               file=sys.stderr)
     print(f"plancheck: the policy file {name} cannot be used; nothing was checked",
           file=sys.stderr)
+
+
+def overwrites_an_input(args: argparse.Namespace, dest: str, option: str) -> bool:
+    """Whether the file the ``dest`` option names is one the command reads (another of its
+    arguments names the same file: same device and inode), after saying so; the command then
+    exits 2 and writes nothing. ``preds.jsonl --per-item preds.jsonl`` would replace the
+    predictions with their scores."""
+    import os
+
+    output = getattr(args, dest, None)
+    if not isinstance(output, str) or output == "-":
+        return False
+    try:
+        target = os.stat(output)
+    except OSError:
+        return False  # a new file is no input
+    for name, value in vars(args).items():
+        if name == dest:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str) or item == "-":
+                continue
+            try:
+                found = os.stat(item)
+            except (OSError, ValueError):
+                continue
+            if (found.st_dev, found.st_ino) == (target.st_dev, target.st_ino):
+                print(f"plancheck: error: {option} {output} is the file {item} this command "
+                      "reads; writing it would destroy the input: write elsewhere",
+                      file=sys.stderr)
+                return True
+    return False

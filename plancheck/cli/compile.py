@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import (
     load_toolset_or_exit,
+    overwrites_an_input,
     policy_option,
     print_plain,
     toolset_option,
@@ -49,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if overwrites_an_input(args, "output", "--output"):
+        return EXIT_ERROR
     from plancheck.compiler.driver import CheckOptions, check_paths
     from plancheck.compiler.emit_python import (
         CompileError,

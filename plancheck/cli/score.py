@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from plancheck.cli import EXIT_ERROR, UsageError
-from plancheck.cli.common import policy_option, toolset_option
+from plancheck.cli.common import overwrites_an_input, policy_option, toolset_option
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,6 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score with the first scorer of :data:`SCORERS` that the gold data is for."""
+    if overwrites_an_input(args, "per_item", "--per-item"):
+        return EXIT_ERROR
     golds = list(args.gold)
     for scorer in SCORERS:
         if scorer.claims_paths is not None and scorer.claims_paths(golds[:1]):

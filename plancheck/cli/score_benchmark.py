@@ -132,7 +132,12 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         if writer:
-            writer.close()  # Ctrl-C keeps the complete lines scored so far, put in place whole
+            # Ctrl-C: the old file stays; the complete lines scored so far go beside it.
+            partial = writer.close_partial()
+            print(f"plancheck: interrupted: {args.per_item} is left as it was; the "
+                  f"{max(total.n, sum(s.n for s in summaries.values()))} predictions "
+                  f"scored so far are in {partial}",
+                  file=sys.stderr)
         raise
     except BaseException:
         if writer:

@@ -16,7 +16,12 @@ import sys
 from typing import Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+from plancheck.cli.common import (
+    load_toolset_or_exit,
+    overwrites_an_input,
+    print_plain,
+    toolset_option,
+)
 
 EXPORT_TARGETS = ("mcp", "openai", "openai-responses", "dsl")
 
@@ -54,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     command = args.toolset_command
+    if command == "export" and overwrites_an_input(args, "output", "--output"):
+        return EXIT_ERROR
     if command == "lint":
         return _lint([*args.toolsets, *args.more_toolsets] or [None], args.format)
     toolset, diagnostics = load_toolset_or_exit(args.tools)

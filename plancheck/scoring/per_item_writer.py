@@ -59,6 +59,24 @@ class PerItemWriter:
         finally:
             self._lock.release()
 
+    def close_partial(self) -> str:
+        """Leave ``path`` as it was and put what was written so far in ``PATH.partial``
+        (after an interruption); returns that name."""
+        partial = self.path + ".partial"
+        if self._closed:
+            return partial
+        self._closed = True
+        try:
+            try:
+                self._flush()
+            except BaseException:
+                self._out.discard()
+                raise
+            self._out.commit(to=partial)
+        finally:
+            self._lock.release()
+        return partial
+
     def discard(self) -> None:
         """Leave ``path`` as it was before this run."""
         if self._closed:

@@ -342,7 +342,7 @@ def test_official_detailed_predictions_are_rescored(
     assert by_answer[0]["em"] and by_raw[0]["em"]
 
 
-def test_interrupt_leaves_only_complete_lines(
+def test_interrupt_keeps_the_old_file_and_writes_the_partial_one(
     tmp_path: Path, benchmark_path: Path, gold_tasks: list[dict[str, Any]]
 ) -> None:
     records = _generated(gold_tasks, 2)
@@ -351,6 +351,7 @@ def test_interrupt_leaves_only_complete_lines(
         for _ in range(60):  # long enough to be interrupted half-way
             out.writelines(json.dumps(r) + "\n" for r in records)
     per_item = tmp_path / "per_item.jsonl"
+    per_item.write_text("the previous run's lines\n", encoding="utf-8")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -370,18 +371,22 @@ def test_interrupt_leaves_only_complete_lines(
     deadline = time.monotonic() + 60
 
     def written() -> int:  # the lines go to a temporary file, renamed into place at the end
-        return sum(p.stat().st_size for p in tmp_path.glob(".per_item.jsonl.*.tmp"))
+        return sum(p.stat().st_size for p in tmp_path.glob(".pc-*.tmp"))
 
     while time.monotonic() < deadline and written() < 200_000:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
-    text = per_item.read_text(encoding="utf-8")
+    assert per_item.read_text(encoding="utf-8") == "the previous run's lines\n"
+    partial = tmp_path / "per_item.jsonl.partial"
+    text = partial.read_text(encoding="utf-8")
     assert text.endswith("\n")
     items = [json.loads(line) for line in text.splitlines()]
     assert 0 < len(items) < 60 * len(records)
+    assert f"{per_item} is left as it was".encode() in err and b".partial" in err
     assert b"Traceback" not in err
+    assert not list(tmp_path.glob(".pc-*.tmp"))  # no temporary file left behind
 
 
 # --------------------------------------------------------------------------- properties
