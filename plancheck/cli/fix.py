@@ -51,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if args.in_place and args.file == "-":
         print("plancheck: error: --in-place needs a file, not standard input", file=sys.stderr)
         return EXIT_ERROR
+    if args.in_place and not args.file.endswith(".json"):  # said before any repair is sought
+        print("plancheck: error: --in-place rewrites JSON plan files only", file=sys.stderr)
+        return EXIT_ERROR
+    if args.in_place and _hard_linked(args.file):
+        return EXIT_ERROR
     toolset, problems = load_toolset_or_exit(args.tools)
     if toolset is None:
         print_plain(problems)
@@ -98,7 +103,26 @@ def run(args: argparse.Namespace) -> int:
     if not args.in_place:
         sys.stdout.write(text)
         return EXIT_OK
+    if not result.edits and repaired == report.value:
+        return EXIT_OK  # nothing to repair: the file is not touched
     return _write_in_place(args.file, report, result, text)
+
+
+def _hard_linked(path: str) -> bool:
+    """Whether ``path`` has other names (then ``--in-place``, which replaces the file, would
+    leave them the old plan), after saying so."""
+    import os
+
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:
+        return False  # the read reports why
+    if links > 1:
+        print(f"plancheck: error: {path} has {links} hard links; rewriting it in place would "
+              "leave the other names the old plan: repair a copy, or write the repair to "
+              "standard output (without --in-place)", file=sys.stderr)
+        return True
+    return False
 
 
 def _repair_policies(document: list[dict[str, Any]], toolset: Toolset, policies: Any,

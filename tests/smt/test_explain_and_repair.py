@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -250,3 +251,41 @@ def test_plain_check_never_imports_z3(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_fix_in_place_keeps_links_and_clean_files(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 25: the repair is written through a symbolic link to its target (the link stays),
+    a hard-linked file is refused (its other names would keep the old plan), a clean file is
+    not rewritten, and a file --in-place cannot rewrite is refused before any repair."""
+    broken = copy.deepcopy(CHAIN)
+    broken[1]["dependence"] = [-1]
+    target = tmp_path / "plans" / "plan.json"
+    target.parent.mkdir()
+    target.write_text(json.dumps(broken))
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    assert main(["fix", "--in-place", str(link)]) == 0
+    assert link.is_symlink()
+    assert plancheck.check(json.loads(target.read_text()), TOOLSET).ok
+
+    hard = tmp_path / "hard.json"
+    hard.write_text(json.dumps(broken))
+    os.link(hard, tmp_path / "other-name.json")
+    before = hard.read_bytes()
+    capsys.readouterr()
+    assert main(["fix", "--in-place", str(hard)]) == 2
+    assert "2 hard links" in capsys.readouterr().err and hard.read_bytes() == before
+
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps(CHAIN, indent=4))  # not the form fix would write
+    stamp = clean.stat().st_mtime_ns
+    assert main(["fix", "--in-place", str(clean)]) == 0
+    assert clean.stat().st_mtime_ns == stamp and json.loads(clean.read_text()) == CHAIN
+
+    wf = tmp_path / "plan.wf"
+    wf.write_text("not even DSL")
+    capsys.readouterr()
+    assert main(["fix", "--in-place", str(wf)]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "plancheck: error: --in-place rewrites JSON plan files only"
