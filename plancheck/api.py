@@ -26,6 +26,7 @@ from plancheck.compiler.frontends import parse_source, sniff_kind, value_units
 from plancheck.compiler.units import PlanUnit
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
+from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Plan, Toolset
 
 
@@ -195,7 +196,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
     phases = _policy_phases(policies, toolset, prefix)
     text = None
     if isinstance(trajectory, Path):
-        name, text = str(trajectory), trajectory.read_text(encoding="utf-8-sig")
+        name, text = str(trajectory), read_text_limited(trajectory, "utf-8-sig")
     elif isinstance(trajectory, str):
         text = trajectory
     if text is not None:

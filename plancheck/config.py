@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span
+from plancheck.fileio import read_bytes_limited, read_text_limited
 
 CONFIG_NAMES = ("plancheck.toml", "pyproject.toml")  # precedence within one directory
 _MAY_HAVE_TABLE = re.compile(r"""tool\s*\.\s*["']?plancheck|^\s*\[\s*tool\s*\]""", re.MULTILINE)
@@ -87,7 +88,7 @@ def find_config(start: Path | None = None) -> Path | None:
 
 def _has_plancheck_table(path: Path) -> bool:
     try:
-        data = path.read_bytes()
+        data = read_bytes_limited(path)
     except OSError:
         return False
     try:
@@ -121,7 +122,7 @@ _PLANCHECK_SPELLINGS = tuple("plancheck".encode(codec)
 def _not_utf8(path: Path, error: UnicodeDecodeError) -> str:
     """Why a configuration file cannot be read as TOML text, in words."""
     try:
-        head = path.read_bytes()[:2]
+        head = read_bytes_limited(path)[:2]
     except OSError:
         head = b""
     if head in (b"\xff\xfe", b"\xfe\xff"):
@@ -147,7 +148,7 @@ def load_config(path: Path, *, explicit: bool = False) -> Config:
 
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_limited(path)
     except FileNotFoundError:
         raise ConfigError([make("PC001", f"cannot read configuration {file}: no such file",
                                 data={"path": file}).with_context(file=file, record=None)]
@@ -291,7 +292,7 @@ def _settings_model() -> Any:
 
 def _size(value: str | int) -> int:
     """A size as ``--max-size`` takes it (``64M``), or a number of bytes; else ValueError."""
-    from plancheck.compiler.streaming import parse_size
+    from plancheck.fileio import parse_size
 
     return parse_size(str(value))
 

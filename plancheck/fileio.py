@@ -265,3 +265,67 @@ def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
     with AtomicWriter(path) as out:
         out.write(text)
 
+
+# --------------------------------------------------------------------------- bounded reads
+
+DEFAULT_MAX_SIZE = 16 * 1024 * 1024
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+_read_limit = [DEFAULT_MAX_SIZE]  # set once per command (--max-size)
+
+
+def parse_size(text: str) -> int:
+    """``16M`` -> 16,777,216: a number of bytes with an optional suffix K, M or G (powers of
+    1024; ``16MB``, ``16MiB`` and ``16m`` alike); ValueError when it is not one."""
+    import re
+
+    found = re.fullmatch(r"([0-9]+)([KMG])?(?:I?B)?", text.strip(), re.ASCII | re.IGNORECASE)
+    if found is None:
+        raise ValueError(f"not a size: {text!r} (a number of bytes, or with K, M or G)")
+    size = int(found[1]) * (_UNITS[found[2].upper()] if found[2] else 1)
+    if size <= 0:
+        raise ValueError(f"the size must be more than 0, not {text!r}")
+    return size
+
+
+def format_size(size: int) -> str:
+    """The inverse of :func:`parse_size` where it is exact (16M), else bytes."""
+    for suffix in ("G", "M", "K"):
+        if size % _UNITS[suffix] == 0:
+            return f"{size // _UNITS[suffix]}{suffix}"
+    return f"{size:,} bytes"
+
+
+def set_read_limit(size: int) -> None:
+    """The most any one file may hold that :func:`read_bytes_limited` reads (``--max-size``)."""
+    _read_limit[0] = size
+
+
+def read_limit() -> int:
+    return _read_limit[0]
+
+
+class InputTooLarge(OSError):
+    """A file larger than the read limit: refused unread (an ``OSError``, so that every reader
+    that reports "cannot read" says why, and none runs out of memory)."""
+
+    def __init__(self, path: str, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"larger than the {format_size(limit)} limit; raise it "
+                         "with --max-size", path)
+        self.path = path
+        self.limit = limit
+
+
+def read_bytes_limited(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes, at most the read limit (:class:`InputTooLarge` beyond it, after reading
+    no more than one byte past it: ``/dev/zero`` is refused at once)."""
+    limit = _read_limit[0]
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputTooLarge(os.fspath(path), limit)
+    return data
+
+
+def read_text_limited(path: str | os.PathLike[str], encoding: str = "utf-8") -> str:
+    """A file's text under the read limit (``UnicodeDecodeError`` as ``Path.read_text``)."""
+    return read_bytes_limited(path).decode(encoding)

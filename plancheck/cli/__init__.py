@@ -84,6 +84,20 @@ class _Parser(argparse.ArgumentParser):
             self._intermixing = False
 
 
+def _read_limit(args: argparse.Namespace) -> None:
+    """Every file a command reads is held to ``--max-size`` (plancheck.fileio), set here once
+    for all its readers."""
+    size = getattr(args, "max_size", None)
+    if size is None:
+        return
+    from plancheck.fileio import parse_size, set_read_limit
+
+    try:
+        set_read_limit(parse_size(size))
+    except ValueError as error:
+        raise UsageError(f"--max-size: {error}") from None
+
+
 # name -> (module, one-line help). Each module defines ``add_arguments(parser)`` and
 # ``run(args) -> int``. Only the command being run is imported (``--help`` and ``--version``
 # import none), so that starting the command line costs only what that command needs.
@@ -173,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # choice among those installed.
         parser = build_parser(command if module is not None else None, module)
         args = parser.parse_args(args_list)
+        _read_limit(args)
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR

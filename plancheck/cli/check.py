@@ -147,13 +147,14 @@ def run(args: argparse.Namespace) -> int:
             explain_conflicts,
             timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
     from plancheck.compiler.call_formats import forced
-    from plancheck.compiler.streaming import DEFAULT_MAX_SIZE, parse_size
+    from plancheck.fileio import DEFAULT_MAX_SIZE, parse_size, set_read_limit
 
     try:
         max_size = (parse_size(args.max_size) if args.max_size is not None
                     else config.max_size or DEFAULT_MAX_SIZE)
     except ValueError as error:
         raise UsageError(f"--max-size: {error}") from None
+    set_read_limit(max_size)  # (a configured limit: the files still to be read)
     gold = None
     if args.gold:
         from plancheck.scoring.gold import GoldError, GoldIndex

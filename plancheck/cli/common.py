@@ -23,6 +23,13 @@ def toolset_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def max_size_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-size``: the most any file the command reads may hold (one place for all)."""
+    parser.add_argument("--max-size", metavar="SIZE", default=None,
+                        help="refuse any input file larger than SIZE (bytes, or with K, M or "
+                             "G; default 16M) instead of reading it")
+
+
 def parse_codes(text: str, option: str) -> tuple[str, ...]:
     items = tuple(part.strip() for part in text.split(",") if part.strip())
     for item in items:
@@ -61,9 +68,10 @@ def locate_toolset_problems(spec: str | None,
 def read_toolset_text(spec: str | None) -> str:
     if not spec:
         return ""
+    from plancheck.fileio import read_text_limited
+
     try:
-        with open(spec, encoding="utf-8-sig") as handle:
-            return handle.read()
+        return read_text_limited(spec, "utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return ""  # a directory, a built-in name, or unreadable: loading already said why
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import (
     load_toolset_or_exit,
+    max_size_option,
     overwrites_an_input,
     policy_option,
     print_plain,
@@ -31,7 +32,7 @@ from plancheck.cli.policy_verdicts import VERDICT_CODES
 # Errors after which the plan has no faithful Python rendering: unreadable input or shape,
 # unreadable references (PC109, steps numbered out of order, compiles fine); and, with
 # --policy, the violations of a deny rule (VERDICT_CODES).
-_UNCOMPILABLE = ("PC001", "PC002", "PC1", "PC205")
+_UNCOMPILABLE = ("PC001", "PC002", "PC006", "PC1", "PC205")
 
 if TYPE_CHECKING:
     from plancheck.compiler.driver import Report
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, JSONL, DSL) or -")
     parser.add_argument("--to", choices=("python",), required=True, help="target language")
     toolset_option(parser)
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             print("plancheck compile: not compiled; fix the errors above first",
                   file=sys.stderr)
             codes = {d.code for r in refused for d in r.diagnostics}
-            return EXIT_ERROR if codes & {"PC001", "PC002"} else EXIT_FINDINGS
+            return EXIT_ERROR if codes & {"PC001", "PC002", "PC006"} else EXIT_FINDINGS
         print(f"plancheck compile: no plan found in {args.file}", file=sys.stderr)
         return EXIT_FINDINGS
     plans = [r.plan for r in compilable if r.plan is not None]

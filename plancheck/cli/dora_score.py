@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from plancheck.fileio import read_bytes_limited, read_limit
 
 
 def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
@@ -107,7 +108,7 @@ def dora_results(path: str) -> list[Path] | None:
     for file in files:
         try:
             with file.open(encoding="utf-8") as handle:
-                first = handle.readline()
+                first = handle.readline(read_limit() + 1)  # (a file without line breaks)
             if json.loads(first).get("benchmark") == "dora":
                 found.append(file)
         except (OSError, UnicodeDecodeError, ValueError, AttributeError):
@@ -121,7 +122,7 @@ def run_report(args: argparse.Namespace, files: list[Path]) -> int:
     root = Path(args.results)
     documents = {}
     for file in files:
-        items = list(iter_items(file.read_bytes().decode("utf-8", errors="replace")))
+        items = list(iter_items(read_bytes_limited(file).decode("utf-8", errors="replace")))
         name = str(file.relative_to(root)) if root.is_dir() else file.name
         documents[name] = summary_from_items(items)
     if args.format == "json":

@@ -17,6 +17,7 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import (
     load_policies_or_exit,
     load_toolset_or_exit,
+    max_size_option,
     policy_option,
     print_plain,
     toolset_option,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, DSL) or -")
     parser.add_argument("--in-place", action="store_true",
                         help="rewrite FILE (a JSON plan) instead of printing the repaired plan")
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         print_plain(problems)
         return EXIT_ERROR
     reports = list(check_paths([args.file], toolset, CheckOptions()))
-    io_errors = [d for r in reports for d in r.diagnostics if d.code in ("PC001", "PC002")]
+    io_errors = [d for r in reports for d in r.diagnostics if d.code in ("PC001", "PC002", "PC006")]
     plans = [r for r in reports if r.plan is not None]
     if io_errors or not plans:
         _render(reports, [d for r in reports for d in r.diagnostics])

@@ -19,6 +19,7 @@ from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import (
     load_policies_or_exit,
     load_toolset_or_exit,
+    max_size_option,
     policy_option,
     print_plain,
     toolset_option,
@@ -30,10 +31,11 @@ from plancheck.render.text import TextRenderer, use_colour
 
 # Errors after which the plan has no faithful rendering: shape errors, unreadable references,
 # dependence fields that say something the references do not.
-_UNPRINTABLE = ("PC1", "PC205", "PC401", "PC402", "PC001", "PC002")
+_UNPRINTABLE = ("PC1", "PC205", "PC401", "PC402", "PC001", "PC002", "PC006")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, DSL) or -")
     parser.add_argument("--to", choices=("dsl", "json"), required=True, help="target notation")
     toolset_option(parser)
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             print(renderer.render(diagnostic), file=sys.stderr)
             print(file=sys.stderr)
         print("plancheck fmt: not converted; fix the errors above first", file=sys.stderr)
-        return EXIT_ERROR if any(d.code in ("PC001", "PC002") for d in blocking) else \
+        return EXIT_ERROR if any(d.code in ("PC001", "PC002", "PC006") for d in blocking) else \
             EXIT_FINDINGS
     plans = [r for r in reports if r.plan is not None]
     if not plans:  # an empty batch, say: there is nothing to print, which must not pass

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, UsageError
-from plancheck.cli.common import policy_option, toolset_option
+from plancheck.cli.common import max_size_option, policy_option, toolset_option
 from plancheck.planners.base import DEFAULT_MAX_REQUESTS
 
 # Method choices, spelled out here so that --help stays cheap (registry.METHODS is the truth;
@@ -24,6 +24,7 @@ _METHODS = ("solver", "dp", "cot", "tot", "rap", "react",
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument("--method", default="solver", choices=_METHODS,
                         help="planning method (default: solver, which needs no model)")
     parser.add_argument("--tasks", metavar="BENCHMARK", default=None,

@@ -8,6 +8,7 @@ import sys
 
 from plancheck import TYPE_CHECKING
 from plancheck.cli import EXIT_ERROR, EXIT_OK, UsageError
+from plancheck.cli.common import max_size_option
 
 if TYPE_CHECKING:
     from plancheck.scoring.report import Results
@@ -16,6 +17,7 @@ _TABLE_CHOICES = ("em", "fpof", "tool_vs_em", "gap_by_method", "depth", "composi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument(
         "results",
         metavar="RESULTS_DIR",

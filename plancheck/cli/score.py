@@ -11,10 +11,11 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from plancheck.cli import EXIT_ERROR, UsageError
-from plancheck.cli.common import overwrites_an_input, policy_option, toolset_option
+from plancheck.cli.common import max_size_option, overwrites_an_input, policy_option, toolset_option
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument(
         "predictions",
         nargs="*",

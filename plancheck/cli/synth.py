@@ -14,11 +14,12 @@ import argparse
 import sys
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.cli.common import load_toolset_or_exit, print_plain, toolset_option
+from plancheck.cli.common import load_toolset_or_exit, max_size_option, print_plain, toolset_option
 from plancheck.render.text import counted
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    max_size_option(parser)
     parser.add_argument("--input", action="append", default=[], metavar="PATH_OR_NAME:TYPE",
                         help="a typed input: PATH (type from its extension), PATH:Type or "
                         "name:Type; repeat for several")

@@ -18,6 +18,7 @@ from typing import Any
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import (
     load_toolset_or_exit,
+    max_size_option,
     overwrites_an_input,
     print_plain,
     toolset_option,
@@ -31,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="list a toolset's tools and types",
                               description="List a toolset's tools, types and flows.")
     toolset_option(show)
+    max_size_option(show)
     show.add_argument("--format", choices=("text", "json"), default="text",
                       help="output format")
     lint = actions.add_parser("lint", help="check toolset files",
@@ -40,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="toolset files or release directories (default: the built-in pool)")
     lint.add_argument("--format", choices=("text", "json"), default="text",
                       help="output format")
+    max_size_option(lint)
     lint.add_argument("--tools", metavar="TOOLSET", action="append", default=[],
                       dest="more_toolsets",
                       help="a toolset to check, as the other commands name one (repeatable)")
@@ -50,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mcp: a tools/list result; openai: chat-completions tools; "
                         "openai-responses: Responses-API tools; dsl: workflow DSL")
     toolset_option(export)
+    max_size_option(export)
     export.add_argument("-o", "--output", metavar="FILE", default=None,
                         help="write to FILE instead of standard output")
     export.add_argument("--plain", action="store_true",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from plancheck.compiler.call_formats import forced_formats
@@ -19,6 +18,7 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import loads_or_invalid
+from plancheck.fileio import InputTooLarge, format_size, read_limit, read_text_limited
 from plancheck.formats.records import ANSWER_KEYS as _ANSWER_KEYS
 from plancheck.formats.records import RECORD_PLAN_FIELDS
 from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
@@ -36,10 +36,21 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
             # Bytes, decoded as a file is: text read from stdin may otherwise carry lone
             # surrogates (undecodable bytes under surrogateescape) that no output can print.
             buffer = getattr(sys.stdin, "buffer", None)
+            limit = read_limit()
             if buffer is None:
-                return sys.stdin.read(), None
-            return buffer.read().decode("utf-8-sig"), None
-        return Path(path).read_text(encoding="utf-8-sig"), None
+                text = sys.stdin.read(limit + 1)
+                if len(text) > limit:
+                    raise InputTooLarge("<stdin>", limit)
+                return text, None
+            data = buffer.read(limit + 1)
+            if len(data) > limit:
+                raise InputTooLarge("<stdin>", limit)
+            return data.decode("utf-8-sig"), None
+        return read_text_limited(path, "utf-8-sig"), None
+    except InputTooLarge as error:
+        return None, make("PC006", f"{path} is larger than the {format_size(error.limit)} "
+                          "limit; not read", help=["raise the limit with --max-size"],
+                          data={"path": path, "limit": error.limit})
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         return None, make(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -30,35 +29,11 @@ from plancheck.compiler.frontends import (
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
+from plancheck.fileio import format_size
 
-DEFAULT_MAX_SIZE = 16 * 1024 * 1024
-_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _BOM = codecs.BOM_UTF8
 _CHUNK = 1 << 20
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-
-
-_SIZE = re.compile(r"([0-9]+)([KMG])?(?:I?B)?", re.ASCII | re.IGNORECASE)
-
-
-def parse_size(text: str) -> int:
-    """``16M`` -> 16,777,216: a number of bytes with an optional suffix K, M or G (powers of
-    1024; ``16MB``, ``16MiB`` and ``16m`` alike); ValueError when it is not one."""
-    found = _SIZE.fullmatch(text.strip())
-    if found is None:
-        raise ValueError(f"not a size: {text!r} (a number of bytes, or with K, M or G)")
-    size = int(found[1]) * (_UNITS[found[2].upper()] if found[2] else 1)
-    if size <= 0:
-        raise ValueError(f"the size must be more than 0, not {text!r}")
-    return size
-
-
-def format_size(size: int) -> str:
-    """The inverse of :func:`parse_size` where it is exact (16M), else bytes."""
-    for suffix in ("G", "M", "K"):
-        if size % _UNITS[suffix] == 0:
-            return f"{size // _UNITS[suffix]}{suffix}"
-    return f"{size:,} bytes"
 
 
 def too_large(display: str, size: int | None, limit: int, *,
@@ -77,7 +52,8 @@ def too_large(display: str, size: int | None, limit: int, *,
 
 def _raised(size: int | None, limit: int) -> str:
     wanted = max(size or 0, limit * 4)
-    return format_size(-(-wanted // _UNITS["M"]) * _UNITS["M"])
+    megabyte = 1 << 20
+    return format_size(-(-wanted // megabyte) * megabyte)
 
 
 def open_limited(path: str, display: str, *, strict: bool, max_size: int) -> SourceFile | None:

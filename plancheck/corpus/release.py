@@ -14,6 +14,7 @@ from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Flow, Param, Toolset, ToolSignature
 
 MANIFEST = "tools_manifest.json"
@@ -49,7 +50,7 @@ def read_tasks(path: Path) -> Iterator[Task]:
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(read_text_limited(path))
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a tool manifest is an object of tools")
     return data
@@ -161,7 +162,7 @@ def release_toolset(directory: Path, *, typed_from: Toolset | None = None
     from plancheck.fileio import path_exists
 
     if path_exists(graph_path):
-        graph = json.loads(graph_path.read_text(encoding="utf-8"))
+        graph = json.loads(read_text_limited(graph_path))
         flows, flow_diagnostics = graph_flows(graph, set(toolset.tools), toolset.aliases,
                                               str(graph_path))
         diagnostics.extend(flow_diagnostics)

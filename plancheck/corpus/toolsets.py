@@ -11,6 +11,7 @@ from plancheck.corpus.dora_toolset import DORA_NAME, dora_toolset
 from plancheck.corpus.pool_errors import ToolsetError
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
+from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
 
 # ToolsetError is defined in .pool_errors (the loaders raise it) and offered here too, where
@@ -41,7 +42,7 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
             raise ToolsetError([make("PC706", f"cannot read the release in {path}: {error}")]
                                ) from None
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text_limited(path, "utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:  # unreadable, or not UTF-8 text
         why = ("no such file" if isinstance(error, FileNotFoundError)
                else reason(error) if isinstance(error, OSError) else str(error))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
 
 BUILTIN_DIR = Path(__file__).with_name("prompts")
@@ -87,7 +88,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_text_limited(path))
     except OSError as error:
         raise PromptError(f"cannot read {path}: {error.strerror or error}") from None
     except yaml.YAMLError as error:

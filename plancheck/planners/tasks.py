@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from plancheck.fileio import read_text_limited
 from plancheck.planners.base import PlanningTask
 
 
@@ -25,7 +26,7 @@ def load_tasks(path: Path, *, limit: int | None = None
     if is_dir(path):
         path = path / "benchmark.jsonl"
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text_limited(path, "utf-8-sig")
     except OSError as error:
         raise TaskFileError(f"cannot read {path}: {error.strerror or error}") from None
     except UnicodeDecodeError:

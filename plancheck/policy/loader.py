@@ -26,6 +26,7 @@ from plancheck.dsl.policy_ast import (
     Rule,
     ToolPattern,
 )
+from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
 from plancheck.policy.semantics import Matcher, is_number
 
@@ -58,7 +59,7 @@ def read_policy_source(spec: str | Path) -> tuple[str, str]:
         return "<policy>", spec
     path = Path(spec)
     try:
-        return str(path), path.read_text(encoding="utf-8-sig")
+        return str(path), read_text_limited(path, "utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         why = ("no such file" if isinstance(error, FileNotFoundError)
                else getattr(error, "strerror", None) or str(error))

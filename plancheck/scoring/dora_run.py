@@ -37,6 +37,7 @@ from plancheck.dora.run_reader import (
     read_task_file,
 )
 from plancheck.dora.runs import score_dimensions, summarize, zero_task_warnings
+from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
 
 BENCHMARK = "dora"
@@ -59,7 +60,7 @@ def looks_like_dora_gold(paths: Sequence[str]) -> bool:
         if path.suffix.lower() != ".json":
             return False
         try:
-            value = json.loads(path.read_text(encoding="utf-8-sig"))
+            value = json.loads(read_text_limited(path, "utf-8-sig"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             return False
         return bool(value) and is_task_file_value(value) and (

@@ -7,9 +7,11 @@ in it is the scorer's business (:mod:`plancheck.scoring.item_scorer`)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Final
+
+from plancheck.fileio import format_size, read_limit
 
 __all__ = ["InputError", "RawRecord", "read_records"]
 
@@ -78,8 +80,39 @@ def _peek(handle: IO[bytes]) -> bytes:
     return head.lstrip()[:1]
 
 
-def _jsonl_records(handle: Iterable[bytes], source: str) -> Iterator[RawRecord]:
-    for number, data in enumerate(handle, start=1):
+def _lines(handle: IO[bytes], source: str) -> Iterator[bytes]:
+    """The lines of ``handle``, each at most the read limit (``--max-size``): a longer one is
+    given cut short, marked by its missing line break, and the rest of it is skipped; a file
+    that goes on without a line break for many times the limit stops with an error."""
+    limit = read_limit()
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        yield line[: limit + 1]
+        for _ in range(_SKIPPED_LIMITS):
+            rest = handle.readline(limit)
+            if not rest or rest.endswith(b"\n"):
+                break
+        else:
+            raise InputError(f"cannot read {source}: no line break in {_SKIPPED_LIMITS} times "
+                             f"the {format_size(limit)} limit (--max-size)")
+
+
+_SKIPPED_LIMITS: Final = 64
+
+
+def _jsonl_records(handle: IO[bytes], source: str) -> Iterator[RawRecord]:
+    limit = read_limit()
+    for number, data in enumerate(_lines(handle, source), start=1):
+        if len(data) > limit:
+            yield RawRecord(source, number, text="", problem=(
+                f"the record is larger than the {format_size(limit)} limit; raise it with "
+                "--max-size"))
+            continue
         if number == 1 and data.startswith(_BOM):
             data = data[len(_BOM):]
         try:
@@ -99,7 +132,12 @@ def _json_records(handle: IO[str], source: str) -> Iterator[RawRecord]:
     buffer = handle.read(1 << 16)
     position = _skip(buffer, 0)
     if position >= len(buffer) or buffer[position] != "[":
-        rest = buffer + handle.read()
+        more = handle.read(read_limit() + 1)
+        if len(buffer) + len(more) > read_limit():
+            yield RawRecord(source, 0, problem=f"the file is larger than the "
+                            f"{format_size(read_limit())} limit; raise it with --max-size")
+            return
+        rest = buffer + more
         try:
             value = json.loads(rest)
         except (ValueError, RecursionError) as error:

@@ -15,8 +15,8 @@ import pytest
 
 from plancheck.cli import main
 from plancheck.compiler.driver import CheckOptions, check_paths
-from plancheck.compiler.streaming import DEFAULT_MAX_SIZE, format_size, parse_size
 from plancheck.corpus.builtin import builtin_toolset
+from plancheck.fileio import DEFAULT_MAX_SIZE, format_size, parse_size
 from plancheck.render.registry import FORMATS, RenderContext, Sources, renderer
 from plancheck.render.statistics import render_statistics
 from tests.support.completions import generate_completions
