@@ -96,6 +96,39 @@ def flatness(pool: Any, tools: list[dict[str, Any]]) -> None:
           f"({last / first:.2f}x)")
 
 
+def with_policies() -> None:
+    """Issue 23's target: ``propose`` with the 20 rules of ``bench_policy.py`` beside none, on
+    its 100-call GitHub trajectory (results of 10 KB, provenance on), call 1 and call 100."""
+    import plancheck
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_policy import POLICY, trajectory
+
+    github = json.loads(POOLS["mcp github"].read_text(encoding="utf-8"))
+    calls = trajectory()
+    medians = {}
+    for label, policies in (("no rules", None), ("20 rules", POLICY)):
+        first, last = [], []
+        for _ in range(15):
+            guard = plancheck.Guard(github, profile="default", policies=policies)
+            for position, (tool, arguments, result) in enumerate(calls):
+                call = {"name": tool, "arguments": arguments, "id": f"call_{position}"}
+                start = time.process_time()
+                verdict = guard.propose(call)
+                spent = time.process_time() - start
+                guard.record(verdict.call_id, result)
+                if position == 0:
+                    first.append(spent)
+                elif position == len(calls) - 1:
+                    last.append(spent)
+        medians[label] = (statistics.median(first), statistics.median(last))
+        print(f"{label:<9} call 1 {medians[label][0] * 1e6:7.1f} µs, call 100 "
+              f"{medians[label][1] * 1e6:7.1f} µs "
+              f"({medians[label][1] / medians[label][0]:.2f}x)")
+    print(f"20 rules vs none at call 100: "
+          f"{medians['20 rules'][1] / medians['no rules'][1]:.2f}x")
+
+
 def cold_start() -> None:
     code = ("import json, plancheck\n"
             f"pool = plancheck.load_toolset({str(POOLS['mcp github'])!r})\n"
@@ -117,6 +150,7 @@ def main() -> int:
         per_call(label, data, tools)
     github = json.loads(POOLS["mcp github"].read_text(encoding="utf-8"))
     flatness(github, github["tools"] if "tools" in github else github["result"]["tools"])
+    with_policies()
     cold_start()
     return 0
 
