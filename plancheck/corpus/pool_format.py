@@ -4,16 +4,15 @@ value is written in it, and a reader. :mod:`.pool_registry` lists the formats, o
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from plancheck.corpus.pool_builder import PoolBuilder
+from plancheck.records import FrozenRecord
 
 __all__ = ["PoolFormat"]
 
 
-@dataclass(frozen=True)
-class PoolFormat:
+class PoolFormat(FrozenRecord):
     """One pool format.
 
     ``sniff`` says whether a (normalised) JSON value is written in it; the registry asks the
@@ -23,8 +22,13 @@ class PoolFormat:
     ``outputs_are_fields``: a tool returns one JSON result whose fields its outputs name (MCP,
     OpenAI), unless the file carries plancheck's own toolset metadata."""
 
-    name: str
-    words: str  # "FILE holds <words>, not a plan"
-    sniff: Callable[[Any], bool]
-    read: Callable[[Any, PoolBuilder], None] | None = None
-    outputs_are_fields: bool = False
+    __slots__ = _fields = ("name", "words", "sniff", "read", "outputs_are_fields")
+
+    def __init__(self, name: str, words: str, sniff: Callable[[Any], bool],
+                 read: Callable[[Any, PoolBuilder], None] | None = None, *,
+                 outputs_are_fields: bool = False) -> None:
+        self.name = name
+        self.words = words  # "FILE holds <words>, not a plan"
+        self.sniff = sniff
+        self.read = read
+        self.outputs_are_fields = outputs_are_fields
