@@ -1,0 +1,107 @@
+"""Peak memory of every command on its largest accepted input and on an endless one.
+
+    python bench/bench_memory.py [--mb 15]
+
+For each command that reads files (``score`` gold and predictions, ``check --gold``,
+``check --tools``, ``toolset show``, ``fmt``, ``fix``, ``compile``): one run on an input of
+``--mb`` megabytes (under the default 16M ``--max-size``: accepted), one on ``/dev/zero``
+(refused). Each runs in a fresh process under a 2 GB address-space cap; printed: exit status,
+peak RSS of the child (``RUSAGE_CHILDREN``), CPU and wall time, and the peak as a multiple of
+the input's size. No pass or fail: the numbers say whether memory is bounded by a small
+multiple of the largest accepted input (issue 25).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "flood_plan.json"
+CAP = 2 << 30
+
+
+def _inputs(directory: Path, megabytes: float) -> dict[str, Path]:
+    """A plan file, a JSONL batch, a gold file and an MCP pool, each about ``megabytes``."""
+    size = int(megabytes * (1 << 20))
+    steps = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    record = json.dumps({"task_id": 1, "plan": steps}) + "\n"
+    batch = directory / "predictions.jsonl"
+    batch.write_text(record * (size // len(record)), encoding="utf-8")
+    gold = directory / "gold.jsonl"
+    line = json.dumps({"task_id": 1, "structured_plan": steps}) + "\n"
+    gold.write_text(line + "".join(json.dumps({"task_id": i, "structured_plan": steps}) + "\n"
+                                   for i in range(2, size // len(line))), encoding="utf-8")
+    plan = directory / "plan.json"
+    one = json.dumps(steps[0])
+    plan.write_text("[" + ",".join([one] * (size // (len(one) + 1))) + "]", encoding="utf-8")
+    pool = directory / "pool.json"
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {
+        "p": {"type": "string", "description": "x" * 200}}}}
+    tools = [dict(tool, name=f"t{i}") for i in range(size // 300)]
+    pool.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    return {"plan": plan, "batch": batch, "gold": gold, "pool": pool}
+
+
+def _commands(files: dict[str, Path], endless: bool) -> dict[str, list[str]]:
+    zero = "/dev/zero"
+    pick = (lambda key: zero) if endless else (lambda key: str(files[key]))
+    return {
+        "score (gold)": ["score", "--gold", pick("gold"), str(EXAMPLE)],
+        "score (predictions)": ["score", "--gold", str(files["gold"]) if not endless
+                                else str(EXAMPLE), pick("batch")],
+        "check --tools": ["check", "--tools", pick("pool"), str(EXAMPLE)],
+        "toolset show": ["toolset", "show", "--tools", pick("pool")],
+        "fmt": ["fmt", "--to", "json", pick("plan")],
+        "fix": ["fix", pick("plan")],
+        "compile": ["compile", "--to", "python", pick("plan")],
+    }
+
+
+def _measure(arguments: list[str], cwd: Path) -> tuple[int, float, float, float]:
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
+
+    code = ("import resource, subprocess, sys\n"
+            "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL)\n"
+            "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(done.returncode, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)\n")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "plancheck",
+                           *arguments], capture_output=True, text=True, cwd=cwd, timeout=600,
+                          check=False,
+                          preexec_fn=cap, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - start
+    status, rss_kb, cpu = done.stdout.split()
+    return int(status), int(rss_kb) / 1024, float(cpu), wall
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=float, default=15.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = Path(temporary)
+        files = _inputs(directory, args.mb)
+        print(f"{'command':<22} {'input':<10} {'exit':>4} {'peak RSS':>10} {'x input':>8} "
+              f"{'CPU s':>6} {'wall s':>6}")
+        for endless in (False, True):
+            for name, arguments in _commands(files, endless).items():
+                status, rss, cpu, wall = _measure(arguments, directory)
+                label = "/dev/zero" if endless else f"{args.mb:g} MB"
+                ratio = "" if endless else f"{rss / args.mb:7.1f}x"
+                print(f"{name:<22} {label:<10} {status:>4} {rss:>8.0f} MB {ratio:>8} "
+                      f"{cpu:>6.1f} {wall:>6.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
