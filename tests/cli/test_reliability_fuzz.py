@@ -82,7 +82,8 @@ suffixes = st.sampled_from([".json", ".jsonl", ".txt", ".wf", ""])
 @st.composite
 def layouts(draw: st.DrawFn) -> dict[str, Any]:
     """Where the input lives: a file, standard input, a directory, or nowhere."""
-    kind = draw(st.sampled_from(["file", "stdin", "dir", "empty-dir", "loop-dir", "missing"]))
+    kind = draw(st.sampled_from(["file", "stdin", "dir", "empty-dir", "loop-dir", "missing",
+                                 "link", "long-name", "odd-name", "over-limit"]))
     return {"kind": kind, "content": draw(contents), "suffix": draw(suffixes),
             "extra": draw(contents)}
 
@@ -94,8 +95,19 @@ def _materialise(root: Path, layout: dict[str, Any]) -> tuple[str, bytes | None]
         return "-", content
     if kind == "missing":
         return str(root / f"missing{suffix}"), None
-    if kind == "file":
+    if kind in ("file", "over-limit"):  # (over-limit: run with --max-size 1K, see the test)
         path = root / f"input{suffix}"
+        path.write_bytes(content + (b" " * 2048 if kind == "over-limit" else b""))
+        return str(path), None
+    if kind == "link":  # reached through a symbolic link
+        path = root / f"input{suffix}"
+        path.write_bytes(content)
+        link = root / f"link{suffix}"
+        link.symlink_to(path)
+        return str(link), None
+    if kind in ("long-name", "odd-name"):  # 250 bytes; spaces, accents, a leading dash
+        stem = "n" * (250 - len(suffix)) if kind == "long-name" else "-plän ü n\u00efx"
+        path = root / f"{stem}{suffix}"
         path.write_bytes(content)
         return str(path), None
     folder = root / "plans"
@@ -132,6 +144,7 @@ def _commands(target: str, root: Path) -> list[list[str]]:
         ["plan", "--method", "shortest_path", "--tasks", target, "--out", str(root / "out"),
          "--no-progress"],
         ["check", "--gold", target, str(gold)],
+        ["check", target, "--output", target],  # an output onto the input: refused
     ]
 
 
@@ -149,7 +162,7 @@ def _run(argv: list[str], stdin: bytes | None, monkeypatch: pytest.MonkeyPatch,
 
 
 @_SETTINGS
-@given(layout=layouts(), command=st.integers(0, 13))
+@given(layout=layouts(), command=st.integers(0, 14))
 def test_no_input_is_an_internal_error(layout: dict[str, Any], command: int, corpus: Path,
                                        monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,6 +170,11 @@ def test_no_input_is_an_internal_error(layout: dict[str, Any], command: int, cor
         root = Path(folder)
         target, stdin = _materialise(root, layout)
         argv = _commands(target, root)[command]
+        before = Path(target).read_bytes() if Path(target).is_file() else None
+        if layout["kind"] == "over-limit":
+            argv = [*argv, "--max-size", "1K"] if argv[0] != target else [*argv]
+        if argv[0] == target and target.startswith("-") and target != "-":
+            argv = ["check", "--", target]  # (a name that looks like an option)
         with monkeypatch.context() as patch:
             patch.chdir(root)
             code, out, err = _run(argv, stdin, patch, capsys)
@@ -167,6 +185,10 @@ def test_no_input_is_an_internal_error(layout: dict[str, Any], command: int, cor
     assert code in (0, 1, 2, 130), record
     assert "internal error" not in out + err, record
     assert "Traceback" not in out + err, record
+    if argv[-2:] == ["--output", target] and before is not None:
+        assert code == 2 and "would destroy the input" in err, record
+    if layout["kind"] == "over-limit" and argv[0] != target and code != 130:
+        assert code in (1, 2), record  # refused (or a record over it: one finding)
 
 
 def test_the_corpus_holds_no_internal_error(corpus: Path) -> None:
