@@ -10,7 +10,9 @@ is the Guard's feedback, which the model reads and repairs from.
 The Guard's pool is the one ``--tools`` names, or else the server's own: before the first
 ``tools/call`` the proxy asks the server for ``tools/list`` (every page) under a request id of
 its own, which the client never sees, and asks again after the server says its tools changed
-(``notifications/tools/list_changed``). Messages are read with the MCP SDK's JSON-RPC types.
+(``notifications/tools/list_changed``); a server that does not answer within
+``PLANCHECK_MCP_TIMEOUT`` seconds (30) gets every call refused with that reason. Messages are
+read with the MCP SDK's JSON-RPC types.
 What the client sends that is not a JSON-RPC message is forwarded for the server to answer;
 when the server exits, every request it has not answered gets an error response, so a client
 never waits for an answer that cannot come.
@@ -22,6 +24,7 @@ import contextlib
 import functools
 import itertools
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -32,7 +35,7 @@ from typing import IO, Any
 __all__ = ["McpProxy"]
 
 _OWN_ID_PREFIX = "plancheck-proxy/"
-_POOL_TIMEOUT_S = 30.0
+_POOL_TIMEOUT_S = float(os.environ.get("PLANCHECK_MCP_TIMEOUT", "30"))  # for tools/list
 _DRAIN_TIMEOUT_S = 30.0
 _SERVER_GONE = -32603  # JSON-RPC internal error
 

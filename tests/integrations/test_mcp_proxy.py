@@ -174,3 +174,20 @@ def test_without_the_sdk_the_extra_is_named() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2 and "pip install 'plancheck[mcp]'" in done.stderr
+
+
+def test_a_server_that_hangs_gets_calls_refused_not_lost(tmp_path: Path) -> None:
+    silent = [sys.executable, str(ROOT / "tests" / "support" / "mcp_silent_server.py")]
+    command = [sys.executable, "-m", "plancheck", "mcp-proxy", "--", *silent]
+
+    async def main() -> Any:
+        env = {**_env(tmp_path / "calls.jsonl"), "PLANCHECK_MCP_TIMEOUT": "1"}
+        params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            with anyio.fail_after(30):
+                return await session.call_tool("read_note", {"name": "a"})
+
+    refused = anyio.run(main)
+    assert refused.is_error and "did not answer tools/list within 1 s" in \
+        refused.content[0].text
