@@ -3,12 +3,16 @@
     python bench/bench_memory.py [--mb 15]
 
 For each command that reads files (``score`` gold and predictions, ``check --gold``,
-``check --tools``, ``toolset show``, ``fmt``, ``fix``, ``compile``): one run on an input of
-``--mb`` megabytes (under the default 16M ``--max-size``: accepted), one on ``/dev/zero``
-(refused). Each runs in a fresh process under a 2 GB address-space cap; printed: exit status,
-peak RSS of the child (``RUSAGE_CHILDREN``), CPU and wall time, and the peak as a multiple of
-the input's size. No pass or fail: the numbers say whether memory is bounded by a small
-multiple of the largest accepted input (issue 25).
+``check --tools``, ``toolset show``, ``fmt``, ``fix``, ``compile``, ``check``): one run on an
+input of ``--mb`` megabytes (under the default 16M ``--max-size``: accepted; a plan holds at
+most 10,000 steps, so its steps are padded to fill the size), one on ``/dev/zero`` (refused).
+Three inputs test the step and field limits: ``dense`` (10,000 steps of ten dangling
+references: 200,000 fields, each a diagnostic, the costliest plan accepted), ``tiny steps``
+and ``DSL`` (``--mb`` of one-call steps: refused with PC006 before they are lowered). Each runs
+in a fresh process under a 2 GB address-space cap; printed: exit status, peak RSS of the child
+(``RUSAGE_CHILDREN``), CPU and wall time, and the peak as a multiple of the input's size. No
+pass or fail: the numbers say whether memory is bounded by a small multiple of the largest
+accepted input (issue 25).
 """
 
 from __future__ import annotations
@@ -39,15 +43,34 @@ def _inputs(directory: Path, megabytes: float) -> dict[str, Path]:
     line = json.dumps({"task_id": 1, "structured_plan": steps}) + "\n"
     gold.write_text(line + "".join(json.dumps({"task_id": i, "structured_plan": steps}) + "\n"
                                    for i in range(2, size // len(line))), encoding="utf-8")
+    # The largest plan accepted: 10,000 steps (the step limit), each padded to fill the size.
     plan = directory / "plan.json"
-    one = json.dumps(steps[0])
-    plan.write_text("[" + ",".join([one] * (size // (len(one) + 1))) + "]", encoding="utf-8")
+    padded = dict(steps[0], inputs=dict(steps[0]["inputs"], note=""))
+    pad = max(0, size // 10_000 - len(json.dumps(padded)) - 2)
+    one = json.dumps(dict(padded, inputs=dict(padded["inputs"], note="x" * pad)))
+    plan.write_text("[" + ",".join([one] * min(10_000, size // (len(one) + 1))) + "]",
+                    encoding="utf-8")
+    # The costliest plan accepted: 10,000 steps of ten dangling references (a diagnostic a
+    # field, 200,000 fields: the field limit), whatever --mb says.
+    dense = directory / "dense.json"
+    dense.write_text(json.dumps([
+        {"agent": "Flood_depth_prediction", "step": i, "dependence": [i - 1] if i else [],
+         "dependence_content": {}, "outputs": ["o"],
+         "inputs": {f"a{j}": f"<GENERATED>-{max(i - 1, 0)}-<x{j}>" for j in range(10)}}
+        for i in range(10_000)]), encoding="utf-8")
+    # Tiny steps filling the size: refused (PC006) for holding more than 10,000 steps.
+    tiny = directory / "tiny.json"
+    tiny.write_text("[" + ",".join(['{"tool":"a"}'] * (size // 13)) + "]", encoding="utf-8")
+    dsl = directory / "tiny.wf"
+    dsl.write_text("plan uses disasterbench {\n" + "".join(
+        f"  step {i} = A()\n" for i in range(size // 20)) + "}\n", encoding="utf-8")
     pool = directory / "pool.json"
     tool = {"name": "t", "inputSchema": {"type": "object", "properties": {
         "p": {"type": "string", "description": "x" * 200}}}}
     tools = [dict(tool, name=f"t{i}") for i in range(size // 300)]
     pool.write_text(json.dumps({"tools": tools}), encoding="utf-8")
-    return {"plan": plan, "batch": batch, "gold": gold, "pool": pool}
+    return {"plan": plan, "batch": batch, "gold": gold, "pool": pool, "dense": dense,
+            "tiny": tiny, "dsl": dsl}
 
 
 def _commands(files: dict[str, Path], endless: bool) -> dict[str, list[str]]:
@@ -62,6 +85,10 @@ def _commands(files: dict[str, Path], endless: bool) -> dict[str, list[str]]:
         "fmt": ["fmt", "--to", "json", pick("plan")],
         "fix": ["fix", pick("plan")],
         "compile": ["compile", "--to", "python", pick("plan")],
+        "check": ["check", pick("plan")],
+        "check (dense)": ["check", pick("dense")],
+        "check (tiny steps)": ["check", pick("tiny")],
+        "check (DSL)": ["check", pick("dsl")],
     }
 
 
@@ -96,8 +123,10 @@ def main() -> int:
         for endless in (False, True):
             for name, arguments in _commands(files, endless).items():
                 status, rss, cpu, wall = _measure(arguments, directory)
-                label = "/dev/zero" if endless else f"{args.mb:g} MB"
-                ratio = "" if endless else f"{rss / args.mb:7.1f}x"
+                megabytes = 0.0 if endless else max(  # the largest input the command reads
+                    Path(a).stat().st_size for a in arguments if Path(a).is_file()) / (1 << 20)
+                label = "/dev/zero" if endless else f"{megabytes:.1f} MB"
+                ratio = "" if endless else f"{rss / megabytes:7.1f}x"
                 print(f"{name:<22} {label:<10} {status:>4} {rss:>8.0f} MB {ratio:>8} "
                       f"{cpu:>6.1f} {wall:>6.1f}")
     return 0

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
+from plancheck.diagnostics.limits import plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
@@ -104,6 +105,9 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
                            data={"call_format": call_format})]
     if not calls:
         return None
+    too_large = plan_limit([call.arguments for call in calls], root, what="calls")
+    if too_large is not None:
+        return None, [too_large]
     allowed = SYNTAXES if syntax in (None, "auto") else \
         (() if syntax == "none" else (syntax,))
     lowering = _Lowering(root, calls, allowed)

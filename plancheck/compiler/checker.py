@@ -42,6 +42,7 @@ from plancheck.compiler.lowering import (
     step_span,
 )
 from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.limits import plan_limit
 from plancheck.diagnostics.model import Diagnostic
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import FormWriter, literal_term
@@ -79,6 +80,10 @@ def check_json_plan(
     ``check_plan(plan, toolset)`` would, and write its canonical form when ``form``."""
     tables = tables_for(toolset)
     findings = Findings()
+    too_large = plan_limit(value, root)
+    if too_large is not None:
+        findings.add(too_large)
+        return Checked(findings, None, False)
     if not value:
         findings.report("PC112", empty_plan, root)
     clean: dict[int, CleanFields] = {}

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from plancheck.compiler.units import PlanUnit
+from plancheck.diagnostics.limits import plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -52,6 +53,9 @@ def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: i
     if not isinstance(calls, list):
         return None, [make("PC105", f"expected a trajectory (a JSON array of tool calls), found "
                            f"{json_type_name(calls)}", primary=root, label="not an array")]
+    too_large = plan_limit(calls, root, what="calls")
+    if too_large is not None:
+        return None, [too_large]
     lowering = _Lowering(root, len(calls), reference_base(calls) if base is None else base)
     if not calls:
         lowering.diagnostics.append(make("PC112", "the trajectory has no calls", primary=root,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plancheck.compiler.units import PlanUnit
+from plancheck.diagnostics.limits import plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import Positions
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -151,6 +152,9 @@ def lower_dora(value: Any, root: Span, *, name: str | None = None
     if not isinstance(value, list):
         return None, [make("PC105", f"expected a trajectory (a JSON array of steps), found "
                            f"{json_type_name(value)}", primary=root, label="not an array")]
+    too_large = plan_limit(value, root, what="calls")
+    if too_large is not None:
+        return None, [too_large]
     lowering = _Lowering(root, len(value))
     if not value:
         lowering.diagnostics.append(make("PC112", "the trajectory has no calls", primary=root,

@@ -14,6 +14,7 @@ from typing import Any
 from plancheck.compiler.call_formats import forced_formats
 from plancheck.compiler.extraction.linter import extract_plan
 from plancheck.compiler.units import PlanUnit, SourceFile
+from plancheck.diagnostics.limits import MAX_STEPS, too_many
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
@@ -24,6 +25,7 @@ from plancheck.formats.records import RECORD_PLAN_FIELDS
 from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
 from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
 from plancheck.ir.schema import PLAN_STEP_KEYS
+from plancheck.records import replace
 
 DSL_SUFFIXES = (".wf",)
 
@@ -176,6 +178,13 @@ def value_units(value: Any, file: str, *, strict: bool = False) -> list[PlanUnit
 
 def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int] | None,
                  strict: bool) -> list[PlanUnit]:
+    if isinstance(value, list) and len(value) > MAX_STEPS:  # refused before any reader walks it
+        refused = too_many("items in its top-level array", len(value), MAX_STEPS,
+                           Span(file, pointer=""))
+        refused = replace(refused, help=("a batch larger than that is read a record at a time "
+                                         "when written as JSONL (one JSON object a line)",))
+        return [PlanUnit(file, None, Positions(file, lines, json_region=region),
+                         diagnostics=[refused])]
     if not _plainly_plan_steps(value):
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, Final, TypeAlias
 
 from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.limits import plan_limit
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
@@ -57,6 +58,9 @@ def lower_plan(
             )
         )
         return None, diagnostics
+    too_large = plan_limit(value, root)
+    if too_large is not None:
+        return None, [*diagnostics, too_large]
     if not value:
         diagnostics.append(empty_plan(root))
     steps: list[Step] = []

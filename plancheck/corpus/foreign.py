@@ -31,10 +31,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plancheck.corpus.pool_builder import PoolBuilder
+from plancheck.corpus.pool_builder import PoolBuilder, tool_items
 from plancheck.corpus.pool_errors import ToolsetError
 from plancheck.corpus.pool_normalise import normalise_pool
 from plancheck.corpus.pool_registry import POOL_FORMATS, pool_format_of
+from plancheck.diagnostics.limits import pool_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.ir.nodes import Toolset
@@ -91,6 +92,10 @@ def read_foreign(data: Any, *, name: str = "foreign", file: str = "<json>"
     if found is None or found.read is None:
         readable = [f.words for f in POOL_FORMATS if f.read is not None]
         builder.error(f"{file} holds none of {_one_of(readable)}", "")
+        return builder.toolset, builder.diagnostics
+    too_large = pool_limit(tool_items(data) or [], builder.span(""))
+    if too_large is not None:
+        builder.diagnostics.append(too_large)
         return builder.toolset, builder.diagnostics
     found.read(data, builder)
     # An MCP or OpenAI tool returns one JSON result whose fields its outputs name; plancheck's

@@ -95,8 +95,10 @@ _ALL = [
        "is made up for it."),
     _c("PC006", "input-too-large", E, "An input is larger than the size limit.",
        "A plan file, a completion or a record of a JSONL batch is larger than the limit of "
-       "`plancheck check --max-size` (16M unless raised). Nothing in it was checked: reading "
-       "damaged text that large could take minutes. Raise the limit to check it."),
+       "`plancheck check --max-size` (16M unless raised), or holds more than 10,000 steps or "
+       "calls or 200,000 fields in one plan, or more than 10,000 tools or 200,000 parameters "
+       "in one pool. Nothing in it was checked: reading damaged text that large could take "
+       "minutes. Raise the size limit to check a larger file."),
     # ---------------------------------------------------------------- parse
     _c("PC100", "invalid-json", E, "The document is not valid JSON.",
        "The file (or record) could not be parsed as JSON, and no repair was attempted or none "

@@ -87,6 +87,7 @@ class Positions:
         self.text_offset = text_offset
         self.fallback = fallback or json_region or (0, len(lines.text))
         self._map: dict[str, Any] | None = None
+        self._lookups = 0
 
     def _source_map(self) -> dict[str, Any]:
         if self._map is None:
@@ -103,21 +104,39 @@ class Positions:
                     self._map = _library_map(text)
         return self._map
 
+    def _looked_up(self, relative: str) -> tuple[int, int, int | None, int | None] | None:
+        """The offsets of one pointer in a large document, found without its whole map (which
+        costs seconds and gigabytes there) while few are asked for; None: ask the map."""
+        assert self.json_region is not None
+        start, end = self.json_region
+        if end - start < _LARGE or self._lookups >= _FEW:
+            return None
+        self._lookups += 1
+        text = self.lines.text[start:end]
+        if not relative:  # the whole value: no walk at all
+            first = len(text) - len(text.lstrip(_JSON_SPACE))
+            return first, max(first, len(text.rstrip(_JSON_SPACE))), None, None
+        from plancheck.diagnostics.source_map import lookup
+
+        return lookup(text, relative)
+
     def pointer_offsets(self, pointer: str, on_key: bool = False) -> tuple[int, int] | None:
         if self.json_region is None or not pointer.startswith(self.prefix):
             return None
         # json-source-map keys its map by the raw member names joined with "/" (unescaped).
         relative = pointer[len(self.prefix) :].replace("~1", "/").replace("~0", "~")
-        source_map = self._source_map()
-        # Walk up to the nearest pointer that exists (a deleted or missing member).
-        while relative not in source_map and relative:
-            relative = relative.rsplit("/", 1)[0]
-            on_key = False
-        entry = source_map.get(relative)
+        entry = self._looked_up(relative) if self._map is None else None
+        if entry is None:
+            source_map = self._source_map()
+            # Walk up to the nearest pointer that exists (a deleted or missing member).
+            while relative not in source_map and relative:
+                relative = relative.rsplit("/", 1)[0]
+                on_key = False
+            entry = source_map.get(relative)
         if entry is None:
             return None
         value_start, value_end, key_start, key_end = entry
-        if on_key and key_start is not None:
+        if on_key and key_start is not None and key_end is not None:
             begin, finish = key_start, key_end
         else:
             begin, finish = value_start, value_end
@@ -144,6 +163,12 @@ class Positions:
             start_offset=begin,
             end_offset=finish,
         )
+
+
+_JSON_SPACE = " \t\n\r"
+# A document this large is mapped whole only when more than a few of its pointers are asked for.
+_LARGE = 1 << 20
+_FEW = 8
 
 
 def _library_map(text: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["Offsets", "source_map"]
+__all__ = ["Offsets", "lookup", "source_map"]
 
 Offsets = tuple[int, int, int | None, int | None]  # value start/end, key start/end
 
@@ -108,3 +108,106 @@ def source_map(text: str) -> dict[str, Offsets]:
 
 def _put(found: dict[str, Offsets], pointer: str, offsets: Offsets) -> None:
     found[pointer] = offsets  # a repeated member name: the later one wins
+
+
+_SPACE: Final = re.compile(r"[ \t\n\r]*")
+_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+
+
+def lookup(text: str, pointer: str) -> Offsets | None:
+    """The entry ``source_map(text)`` has for ``pointer`` (keyed as there), found without
+    mapping the rest: members before and after it are skipped by counting brackets outside
+    strings, which builds nothing. For one diagnostic on a large document (a plan refused at
+    its root, a wrapper field) this takes a second where the whole map takes tens of seconds
+    and gigabytes.
+    None when the pointer is not in the text or the text is not JSON as the walk reads it."""
+    try:
+        return _lookup(text, pointer.split("/")[1:] if pointer else [])
+    except (ValueError, IndexError, RecursionError):
+        return None
+
+
+def _lookup(text: str, tokens: list[str]) -> Offsets | None:
+    start = _space(text, 0)
+    own_key: tuple[int | None, int | None] = (None, None)
+    for token in tokens:
+        opener = text[start]
+        if opener == "{":
+            found = _member(text, start, token)
+            if found is None:
+                return None
+            start, own_key = found
+        elif opener == "[" and token.isdigit():
+            element = _element(text, start, int(token))
+            if element is None:
+                return None
+            start, own_key = element, (None, None)
+        else:
+            return None
+    return (start, _end(text, start), *own_key)
+
+
+def _member(text: str, start: int, key: str) -> tuple[int, tuple[int | None, int | None]] | None:
+    """Where the value of member ``key`` of the object at ``start`` begins, and its key's
+    offsets (the last of equal keys, as in the map)."""
+    found: tuple[int, tuple[int | None, int | None]] | None = None
+    position = _space(text, start + 1)
+    if text[position] == "}":
+        return None
+    while True:
+        name = _STRING.match(text, position)
+        if name is None:
+            raise ValueError(position)
+        colon = _space(text, name.end())
+        if text[colon] != ":":
+            raise ValueError(colon)
+        value = _space(text, colon + 1)
+        if name.group()[1:-1] == key:
+            found = (value, (name.start(), name.end()))
+        position = _space(text, _end(text, value))
+        if text[position] == "}":
+            return found
+        if text[position] != ",":
+            raise ValueError(position)
+        position = _space(text, position + 1)
+
+
+def _element(text: str, start: int, index: int) -> int | None:
+    """Where element ``index`` of the array at ``start`` begins."""
+    position = _space(text, start + 1)
+    if text[position] == "]":
+        return None
+    for _ in range(index):
+        position = _space(text, _end(text, position))
+        if text[position] != ",":
+            return None
+        position = _space(text, position + 1)
+    return position
+
+
+def _end(text: str, start: int) -> int:
+    """Where the value at ``start`` ends: a container by counting brackets outside strings
+    (nothing is built, however large it is), a scalar by its token."""
+    if text[start] not in "[{":
+        token = _TOKEN.match(text, start)
+        if token is None or token.lastindex is None or token.group(2) is not None:
+            raise ValueError(start)
+        return token.end()
+    depth = 0
+    for found in _BRACKETS.finditer(text, start):
+        bracket = found.group()
+        if bracket in "[{":
+            depth += 1
+        elif bracket in "]}":
+            depth -= 1
+            if depth == 0:
+                return found.end()
+    raise ValueError(start)
+
+
+def _space(text: str, position: int) -> int:
+    """Past the JSON whitespace at ``position``."""
+    found = _SPACE.match(text, position)
+    assert found is not None  # the pattern matches the empty string
+    return found.end()

@@ -9,11 +9,13 @@ JSON plan never pays for it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from plancheck.diagnostics.limits import MAX_FIELDS, MAX_STEPS, MAX_TOOLS, too_many
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.dsl.policy_ast import PolicyDecl
@@ -72,6 +74,10 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
     import lark
 
     module = DslModule()
+    too_large = _over_limits(text, filename)
+    if too_large is not None:
+        module.diagnostics.append(too_large)
+        return module
     try:
         tree = _parser().parse(text)
     except lark.exceptions.UnexpectedInput as error:
@@ -96,6 +102,29 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
             "PC114", f"syntax error: a value nested more than {MAX_VALUE_DEPTH} levels deep",
             primary=error.span, label="this value", data={"max_depth": MAX_VALUE_DEPTH}))
     return module
+
+
+# Strings and comments, whose commas and parentheses are text, not syntax.
+_NOT_SYNTAX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|//[^\n]*')
+
+
+def _over_limits(text: str, filename: str) -> Diagnostic | None:
+    """The ``PC006`` of source holding more calls and declarations (parentheses) or more
+    values (commas) than one plan and one pool may: Lark's tree costs a few hundred bytes a
+    token, so a 16M file of tiny steps would take gigabytes before a step was checked. Counted
+    at the speed of ``re`` and ``str.count``."""
+    if text.count("(") <= _MAX_GROUPS and text.count(",") <= MAX_FIELDS:
+        return None  # the common case: no need to look past strings and comments
+    syntax = _NOT_SYNTAX.sub("", text)
+    whole = Span(filename, start_line=1, start_col=1, end_line=1, end_col=1)
+    if syntax.count("(") > _MAX_GROUPS:
+        return too_many("calls and tool declarations", syntax.count("("), _MAX_GROUPS, whole)
+    if syntax.count(",") > MAX_FIELDS:
+        return too_many("values", syntax.count(","), MAX_FIELDS, whole)
+    return None
+
+
+_MAX_GROUPS = MAX_STEPS + MAX_TOOLS
 
 
 # --------------------------------------------------------------------------- syntax errors

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from plancheck.diagnostics.limits import MAX_STEPS
 from plancheck.formats.found import FoundCall, child
 from plancheck.formats.gemini import read_gemini
 from plancheck.formats.jsonrpc import read_jsonrpc
@@ -182,6 +183,8 @@ def _walk(value: Any, pointer: str, found: list[FoundCall], forced_shape: str | 
         if forced_shape is None and not in_answers and _bfcl_output(value):
             forced_shape = "name-keyed"
         for i, item in enumerate(value):
+            if len(found) > MAX_STEPS:  # enough to refuse the input (PC006); stop reading it
+                return
             _walk(item, child(pointer, i), found, forced_shape, in_answers=in_answers,
                   depth=depth + 1)
         return

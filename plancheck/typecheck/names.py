@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
+from typing import Any
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
@@ -50,8 +51,8 @@ class PlanFacts:
     need the spans of other steps; finding one never does.
     """
 
-    __slots__ = ("_lower", "_steps", "by_index", "indices", "numbered", "order", "outputs",
-                 "tools")
+    __slots__ = ("_lower", "_steps", "by_index", "indices", "memo", "numbered", "order",
+                 "outputs", "tools")
 
     def __init__(self, lower: Callable[[int], Step] | None = None) -> None:
         self.order: list[int] = []  # the positions of the steps, as listed
@@ -62,6 +63,7 @@ class PlanFacts:
         self.numbered = 0  # how many steps have a number
         self._steps: dict[int, Step] = {}
         self._lower = lower
+        self.memo: dict[str, Any] = {}  # what building diagnostics computes once per plan
 
     @classmethod
     def of_plan(cls, plan: Plan, toolset: Toolset) -> PlanFacts:

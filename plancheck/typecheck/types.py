@@ -348,19 +348,36 @@ def _alternatives_help(
 ) -> list[str]:
     """Earlier outputs that would fit (a mis-bound reference)."""
     options = []
-    for position in facts.order:
-        index = facts.indices[position]
-        if position >= consumer.position or index is None:
-            continue
-        tool = facts.tools.get(position)
-        if tool is None:
-            continue
-        for output in tool.outputs:
-            if lattice.compat(output, param.type) is Compat.OK:
-                options.append(f"`{format_reference(index, output.name)}`")
+    for position, reference in _fitting_outputs(facts, lattice, param.type):
+        if position < consumer.position:
+            options.append(reference)
+            if len(options) == 4:
+                break
     if not options:
         return []
     return ["outputs of earlier steps that fit: " + ", ".join(options[:4])]
+
+
+def _fitting_outputs(facts: PlanFacts, lattice: TypeLattice, wanted: str
+                     ) -> list[tuple[int, str]]:
+    """Every output of a numbered step that fits ``wanted``, as (position, reference), in
+    plan order: found once per type and plan (a plan of thousands of mis-bound steps asked
+    for it once per step, and scanned every earlier step each time)."""
+    cache: dict[tuple[str, int, int], list[tuple[int, str]]] = \
+        facts.memo.setdefault("fitting", {})
+    key = (wanted, id(lattice), len(facts.order))
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = []
+        for position in facts.order:
+            index = facts.indices[position]
+            tool = facts.tools.get(position)
+            if index is None or tool is None:
+                continue
+            for output in tool.outputs:
+                if lattice.compat(output, wanted) is Compat.OK:
+                    found.append((position, f"`{format_reference(index, output.name)}`"))
+    return found
 
 
 def _conversion_note(actual: str, lattice: TypeLattice) -> str:

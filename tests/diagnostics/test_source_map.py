@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plancheck.diagnostics.source_map import source_map
+from plancheck.diagnostics.source_map import lookup, source_map
 from tests.strategies import json_values
 
 keys = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=6)
@@ -50,3 +50,30 @@ def test_edge_cases(text: str) -> None:
 def test_not_json_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match=r"."):
         source_map(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=documents | json_values, indent=st.sampled_from([None, 0, 2]),
+       ascii_only=st.booleans(), padding=st.sampled_from(["", " ", "\n\t ", "\r\n"]))
+def test_one_pointer_looked_up_is_the_maps_entry(value: Any, indent: int | None,
+                                                 ascii_only: bool, padding: str) -> None:
+    """``lookup`` (one pointer of a large document, without its whole map) finds the map's
+    entry or leaves the pointer to the map (None), never another place."""
+    text = padding + json.dumps(value, indent=indent, ensure_ascii=ascii_only) + padding
+    whole = source_map(text)
+    found = 0
+    for pointer, entry in whole.items():
+        looked_up = lookup(text, pointer)
+        assert looked_up in (None, entry), pointer
+        found += looked_up is not None
+    assert found or not whole
+    assert lookup(text, "/no such member/9") is None
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": {"b": 2}}', '{"a\\/b": [1, {"x": "y\\"z"}]}', "[NaN, -Infinity, 1e5]",
+    '{"": {"": []}}', '{"a/b": 1, "a": {"b": 2}}', '[[1, [2, "]"]], {"}": "{"}]',
+])
+def test_lookup_edge_cases(text: str) -> None:
+    for pointer, entry in source_map(text).items():
+        assert lookup(text, pointer) in (None, entry), pointer
