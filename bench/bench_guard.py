@@ -2,13 +2,15 @@
 
     python bench/bench_guard.py
 
-For each pool (the MCP filesystem and GitHub servers' real ``tools/list`` captures):
-``Guard.propose`` of one valid call (CPU time, median of 25 samples of 200 calls) beside a
-``jsonschema`` Draft 2020-12 validator, built once per tool, validating the same arguments,
-and ``fastjsonschema``'s compiled validator; then the verdict at call 100 of a trajectory
-beside the verdict at call 1 (each call recorded with a 10 KB result); and the cold start of
-a fresh process (import plancheck, load the GitHub pool from its file, first verdict), median
-of 7. Prints numbers and ratios, no pass or fail.
+For each pool (the built-in DisasterBench pool, DORA's 108 tools, the MCP filesystem, GitHub,
+memory and fetch servers' real ``tools/list`` captures merged into one 50-tool pool, and the
+first two of them alone): ``Guard.propose`` of one valid call (CPU time, median of 25 samples
+of 200 calls) beside a ``jsonschema`` Draft 2020-12 validator, built once per tool, validating
+the same arguments, and ``fastjsonschema``'s compiled validator; 100 calls over the pool's
+tools proposed and recorded by a fresh guard beside the same 100 validated; then the verdict at
+call 100 of a trajectory beside the verdict at call 1 (each call recorded with a 10 KB result);
+and the cold start of a fresh process (import plancheck, load the GitHub pool from its file,
+first verdict), median of 7. Prints numbers and ratios, no pass or fail.
 """
 
 from __future__ import annotations
@@ -39,36 +41,96 @@ def _cpu(run: Any, loops: int = 200, samples: int = 25) -> float:
 
 
 def _valid_arguments(schema: dict[str, Any]) -> dict[str, Any]:
-    """Arguments that fill each required property with a value of its type."""
-    samples = {"string": "a", "integer": 1, "number": 1.5, "boolean": True, "array": [],
-               "object": {}}
+    """Arguments that fill each required property with a value its schema accepts."""
     arguments: dict[str, Any] = {}
     for name in schema.get("required", []):
-        kind = schema.get("properties", {}).get(name, {}).get("type", "string")
-        kind = kind[0] if isinstance(kind, list) else kind
-        arguments[name] = samples.get(kind, "a")
+        arguments[name] = _sample(schema.get("properties", {}).get(name, {}))
     return arguments
 
 
-def per_call(label: str, pool: Any, tools: list[dict[str, Any]]) -> None:
+def _sample(schema: dict[str, Any]) -> Any:
+    samples = {"string": "a", "integer": 1, "number": 1.5, "boolean": True, "object": {}}
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type", "string")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "array":
+        return [_sample(schema.get("items", {}))]
+    if kind == "object":
+        return _valid_arguments(schema)
+    if kind in ("integer", "number") and "minimum" in schema:
+        return schema["minimum"]
+    return samples.get(kind, "a")
+
+
+def _pools() -> dict[str, tuple[Any, list[tuple[str, dict[str, Any]]]]]:
+    """Each pool the targets name, as the guard is given it, with (tool, JSON Schema) pairs:
+    the built-in DisasterBench pool and DORA's 108 tools (the schemas the guard validates
+    against), and a 50-tool MCP pool (the filesystem, GitHub, memory and fetch servers'
+    ``tools/list`` captures, merged as one agent's servers)."""
+    import plancheck
+    from plancheck.ir.schema_validation import tool_schema_text
+
+    found: dict[str, tuple[Any, list[tuple[str, dict[str, Any]]]]] = {}
+    for label, spec in (("built-in (26 tools)", None), ("DORA (108 tools)", "dora")):
+        toolset = plancheck.load_toolset(spec)
+        found[label] = (toolset, [(t.name, json.loads(tool_schema_text(t)))
+                                  for t in toolset.tools.values()])
+    servers = {}
+    pairs = []
+    for name in ("server-filesystem", "server-github", "server-memory", "mcp-server-fetch"):
+        data = json.loads((REAL / f"{name}.json").read_text(encoding="utf-8"))
+        tools = data["tools"] if "tools" in data else data["result"]["tools"]
+        servers[name] = data
+        pairs.extend((t["name"], t["inputSchema"]) for t in tools)
+    found[f"MCP ({len(pairs)} tools)"] = (servers, pairs)
+    for label, path in POOLS.items():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        tools = data["tools"] if "tools" in data else data["result"]["tools"]
+        found[label] = (data, [(t["name"], t["inputSchema"]) for t in tools])
+    return found
+
+
+def per_call(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]]) -> None:
+    """``propose`` of one valid call of the first tool with required arguments; and 100 such
+    calls over the pool's tools proposed and recorded, beside validating the same 100."""
     import fastjsonschema
     import jsonschema
 
     import plancheck
 
-    tool = next(t for t in tools if t["inputSchema"].get("required"))
-    arguments = _valid_arguments(tool["inputSchema"])
+    name, schema = next((n, s) for n, s in tools if s.get("required"))
+    arguments = _valid_arguments(schema)
     guard = plancheck.Guard(pool)
-    call = {"name": tool["name"], "arguments": arguments}
+    call = {"name": name, "arguments": arguments}
     assert guard.propose(call).allowed, guard.propose(call).feedback
 
-    validator = jsonschema.Draft202012Validator(tool["inputSchema"])
-    compiled = fastjsonschema.compile(tool["inputSchema"])
+    validator = jsonschema.Draft202012Validator(schema)
+    compiled = fastjsonschema.compile(schema)
     guard_us = _cpu(lambda: guard.propose(call))  # (the trajectory grows: flat, see below)
     jsonschema_us = _cpu(lambda: validator.validate(arguments))
     fast_us = _cpu(lambda: compiled(arguments))
-    print(f"{label:<16} propose {guard_us:7.1f} µs | jsonschema {jsonschema_us:6.1f} µs "
+    print(f"{label:<20} propose {guard_us:7.1f} µs | jsonschema {jsonschema_us:6.1f} µs "
           f"({guard_us / jsonschema_us:4.2f}x) | fastjsonschema {fast_us:5.1f} µs")
+
+    calls = [(n, s, _valid_arguments(s)) for n, s in (tools * 100)[:100]]
+    validators = {n: jsonschema.Draft202012Validator(s) for n, s, _ in calls}
+    plancheck.Guard(pool).propose({"name": calls[0][0], "arguments": calls[0][2]})  # warm
+
+    def loop_guard() -> None:
+        fresh = plancheck.Guard(pool)
+        for position, (tool, _, args) in enumerate(calls):
+            verdict = fresh.propose({"name": tool, "arguments": args, "id": f"c{position}"})
+            fresh.record(verdict.call_id, {"content": [{"type": "text", "text": "done"}]})
+
+    def loop_jsonschema() -> None:
+        for tool, _, args in calls:
+            validators[tool].validate(args)
+
+    guard_total = _cpu(loop_guard, loops=3, samples=9)
+    schema_total = _cpu(loop_jsonschema, loops=3, samples=9)
+    print(f"{'':<20} 100 calls proposed and recorded {guard_total / 1e3:6.2f} ms | "
+          f"jsonschema loop {schema_total / 1e3:6.2f} ms ({guard_total / schema_total:4.2f}x)")
 
 
 def flatness(pool: Any, tools: list[dict[str, Any]]) -> None:
@@ -144,10 +206,8 @@ def cold_start() -> None:
 
 
 def main() -> int:
-    for label, path in POOLS.items():
-        data = json.loads(path.read_text(encoding="utf-8"))
-        tools = data["tools"] if "tools" in data else data["result"]["tools"]
-        per_call(label, data, tools)
+    for label, (pool, tools) in _pools().items():
+        per_call(label, pool, tools)
     github = json.loads(POOLS["mcp github"].read_text(encoding="utf-8"))
     flatness(github, github["tools"] if "tools" in github else github["result"]["tools"])
     with_policies()

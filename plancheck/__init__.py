@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "check": "plancheck.api",
     "check_trajectory": "plancheck.api",
-    "load_toolset": "plancheck.api",
+    "load_toolset": "plancheck.corpus.pool_values",
     "score": "plancheck.api",
     "Report": "plancheck.compiler.driver",
     "Diagnostic": "plancheck.diagnostics.model",
@@ -56,8 +56,9 @@ __all__ = [
 if TYPE_CHECKING:
     from typing import Any
 
-    from plancheck.api import check, check_trajectory, load_toolset, score
+    from plancheck.api import check, check_trajectory, score
     from plancheck.compiler.driver import CheckOptions, Report
+    from plancheck.corpus.pool_values import load_toolset
     from plancheck.diagnostics.model import Diagnostic
     from plancheck.diagnostics.severity import Severity
     from plancheck.guard import Guard, TurnVerdict, Verdict

@@ -24,23 +24,13 @@ from plancheck.compiler.driver import (
 )
 from plancheck.compiler.frontends import parse_source, sniff_kind, value_units
 from plancheck.compiler.units import PlanUnit
+from plancheck.corpus.pool_values import load_toolset
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Plan, Toolset
 
-
-def load_toolset(spec: Any = None) -> Toolset:
-    """The built-in pool (``None``), a DSL file, a release directory or a tool manifest; or a
-    value or text: an MCP ``tools/list`` result, an OpenAI or Anthropic ``tools`` list, JSON
-    or DSL text; or several pools (a list of them, or a dict from server name to pool),
-    merged (see :mod:`plancheck.corpus.pool_values`). A pool loaded once is reused.
-
-    Raises :class:`plancheck.corpus.toolsets.ToolsetError` when it cannot be loaded.
-    """
-    from plancheck.corpus.pool_values import toolset_from
-
-    return toolset_from(spec)
+__all__ = ["check", "check_trajectory", "load_toolset", "score"]
 
 
 def _toolset(toolset: Any) -> Toolset:

@@ -24,30 +24,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from plancheck.compiler.call_formats import SYNTAXES
 from plancheck.formats.shapes import WHOLE_OUTPUT
+from plancheck.records import FrozenRecord
 
 
 # An empty key stands for "the call's only output"; "#i" for "its i-th output". Both are
 # bound to real output names once the tool pool is known (see callshapes.bind_plan).
-@dataclass(frozen=True, slots=True)
-class RefMatch:
+class RefMatch(FrozenRecord):
     """A reference as written: ``number`` (as written, before the numbering base is applied)
     or ``label`` names the producing call; ``key`` is the output (see :data:`WHOLE_OUTPUT`)."""
 
-    syntax: str
-    key: str
-    number: int | None = None
-    label: str | None = None
+    __slots__ = _fields = ("syntax", "key", "number", "label")
+
+    def __init__(self, syntax: str, key: str, number: int | None = None,
+                 label: str | None = None) -> None:
+        self.syntax = syntax
+        self.key = key
+        self.number = number
+        self.label = label
 
 
-@dataclass(frozen=True, slots=True)
-class Placeholder:
+class Placeholder(FrozenRecord):
     """Text that reads like a reference but names no output in any known syntax."""
 
-    text: str
+    __slots__ = _fields = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 _GENERATED = re.compile(r"^<GENERATED>-(\d+)-<([^<>]+)>$")

@@ -33,6 +33,19 @@ _BY_CONTENT: OrderedDict[tuple[Any, ...], tuple[Toolset, list[Diagnostic]]] = Or
 _BY_IDENTITY: OrderedDict[int, tuple[Any, Toolset, list[Diagnostic]]] = OrderedDict()
 
 
+def load_toolset(spec: Any = None) -> Toolset:
+    """The built-in pool (``None``), a DSL file, a release directory or a tool manifest; or a
+    value or text: an MCP ``tools/list`` result, an OpenAI or Anthropic ``tools`` list, JSON
+    or DSL text; or several pools (a list of them, or a dict from server name to pool),
+    merged. A pool loaded once is reused.
+
+    Raises :class:`plancheck.corpus.toolsets.ToolsetError` when it cannot be loaded.
+    (Here, not beside ``check``, so that an agent loop's guard loads a pool without importing
+    the checker.)
+    """
+    return toolset_from(spec)
+
+
 def toolset_from(spec: Any) -> Toolset:
     """The toolset ``spec`` names or holds (see the module docstring); raises
     :class:`~plancheck.corpus.toolsets.ToolsetError` when it cannot be used."""

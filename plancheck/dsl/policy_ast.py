@@ -6,10 +6,9 @@ a pattern names is decided there, against a pool.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.ir.nodes import JSONValue
+from plancheck.records import FrozenRecord
 
 # Rule kinds, in the order ``plancheck explain`` lists their codes.
 REQUIRE_BEFORE = "require_before"
@@ -26,14 +25,17 @@ PREDICATE_OPS = (*COMPARISONS, "matches", "in", "not in")
 PathKey = str | int
 
 
-@dataclass(frozen=True, slots=True)
-class ToolPattern:
+class ToolPattern(FrozenRecord):
     """Which calls a rule is about: one tool (``name``), a glob over tool names (``glob``:
     ``delete_*``) or every tool of a workflow family (``family``)."""
 
-    kind: str  # name | glob | family
-    text: str
-    span: Span = NO_SPAN
+    __slots__ = _fields = ("kind", "text", "span",
+                           )
+
+    def __init__(self, kind: str, text: str, span: Span = NO_SPAN) -> None:
+        self.kind = kind  # name | glob | family
+        self.text = text
+        self.span = span
 
     def __str__(self) -> str:
         if self.kind == "family":
@@ -43,25 +45,29 @@ class ToolPattern:
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
-class ArgumentPath:
+class ArgumentPath(FrozenRecord):
     """A value inside a call's arguments (``transfer.amount``, ``post.recipients.0``), or inside
     a call's result when it is the source of a flow (an empty path: the whole result)."""
 
-    tool: ToolPattern
-    path: tuple[PathKey, ...]
-    span: Span = NO_SPAN
+    __slots__ = _fields = ("tool", "path", "span")
+
+    def __init__(self, tool: ToolPattern, path: tuple[PathKey, ...], span: Span = NO_SPAN) -> None:
+        self.tool = tool
+        self.path = path
+        self.span = span
 
     def __str__(self) -> str:
         keys = "".join(f".{_key_text(k)}" for k in self.path)
         return f"{self.tool}{keys}"
 
 
-@dataclass(frozen=True, slots=True)
-class Predicate:
-    op: str  # one of PREDICATE_OPS
-    value: JSONValue  # the bound; a regular expression for `matches`; a list for `in`
-    span: Span = NO_SPAN
+class Predicate(FrozenRecord):
+    __slots__ = _fields = ("op", "value", "span")
+
+    def __init__(self, op: str, value: JSONValue, span: Span = NO_SPAN) -> None:
+        self.op = op  # one of PREDICATE_OPS
+        self.value = value  # the bound; a regular expression for `matches`; a list for `in`
+        self.span = span
 
     def __str__(self) -> str:
         import json
@@ -69,8 +75,7 @@ class Predicate:
         return f"{self.op} {json.dumps(self.value)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(FrozenRecord):
     """One rule. Which fields are set depends on ``kind``:
 
     * ``require_before``: ``first`` must have run before every ``second``;
@@ -82,19 +87,28 @@ class Rule:
     * ``flow``: no value of ``source`` reaches ``target``, directly or through other calls.
     """
 
-    kind: str
-    severity: str = "deny"  # deny (an error) | warn (a warning)
-    first: ToolPattern | None = None
-    second: ToolPattern | None = None
-    count: int = 0
-    window: int | None = None
-    target: ArgumentPath | None = None
-    predicate: Predicate | None = None
-    forbid: bool = False
-    unless: ToolPattern | None = None
-    source: ArgumentPath | None = None
-    span: Span = NO_SPAN
-    policy: str = ""
+    __slots__ = _fields = ("kind", "severity", "first", "second", "count", "window", "target",
+                           "predicate", "forbid", "unless", "source", "span", "policy")
+
+    def __init__(self, kind: str, severity: str = "deny", first: ToolPattern | None = None,
+                 second: ToolPattern | None = None, count: int = 0, window: int | None = None,
+                 target: ArgumentPath | None = None, predicate: Predicate | None = None,
+                 forbid: bool = False, unless: ToolPattern | None = None,
+                 source: ArgumentPath | None = None, span: Span = NO_SPAN,
+                 policy: str = "") -> None:
+        self.kind = kind
+        self.severity = severity  # deny (an error) | warn (a warning)
+        self.first = first
+        self.second = second
+        self.count = count
+        self.window = window
+        self.target = target
+        self.predicate = predicate
+        self.forbid = forbid
+        self.unless = unless
+        self.source = source
+        self.span = span
+        self.policy = policy
 
     def __str__(self) -> str:
         prefix = "warn " if self.severity == "warn" else ""
@@ -117,12 +131,15 @@ class Rule:
         return f"{'forbid' if self.forbid else 'require'} {self.target} {self.predicate}{unless}"
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyDecl:
-    name: str
-    rules: tuple[Rule, ...]
-    span: Span = NO_SPAN
-    doc: str = ""
+class PolicyDecl(FrozenRecord):
+    __slots__ = _fields = ("name", "rules", "span", "doc")
+
+    def __init__(self, name: str, rules: tuple[Rule, ...], span: Span = NO_SPAN,
+                 doc: str = "") -> None:
+        self.name = name
+        self.rules = rules
+        self.span = span
+        self.doc = doc
 
 
 # Words of the grammar: a tool or key spelled like one is printed quoted.

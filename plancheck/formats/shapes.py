@@ -83,7 +83,7 @@ def _anthropic(item: dict[str, Any], pointer: str) -> FoundCall | None:
 
 
 def _generic(item: dict[str, Any], pointer: str) -> FoundCall | None:
-    if PLAN_STEP_KEYS.intersection(item) or is_definition(item):
+    if not PLAN_STEP_KEYS.isdisjoint(item) or is_definition(item):
         return None
     name_key = next((k for k in CALL_NAME_KEYS if isinstance(item.get(k), str)), None) or next(
         (k for k in CALL_NAME_KEYS if k in item and not isinstance(item[k], (dict, list))),

@@ -16,8 +16,6 @@ that cannot be read is refused with a diagnostic that says why.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,32 +41,39 @@ from plancheck.ir.schema_validation import SchemaError, schema_errors, tool_sche
 from plancheck.policy.loader import PolicySet
 from plancheck.policy.online import GuardPolicies, describe_flows
 from plancheck.policy.semantics import EXPLICIT, PolicyCall
+from plancheck.records import Record, replace
 
 _FILE = "<call>"
 _MAX_LISTED = 30
 
 
-@dataclass(slots=True)
-class Accepted:
+class Accepted(Record):
     """A call that joined the trajectory, and what it returned once recorded."""
 
-    index: int
-    call_id: str
-    tool: ToolSignature
-    arguments: dict[str, Any]
-    result: Any = MISSING
-    failed: bool = False
+    __slots__ = _fields = ("index", "call_id", "tool", "arguments", "result", "failed")
+
+    def __init__(self, index: int, call_id: str, tool: ToolSignature, arguments: dict[str, Any],
+                 result: Any = MISSING, failed: bool = False) -> None:
+        self.index = index
+        self.call_id = call_id
+        self.tool = tool
+        self.arguments = arguments
+        self.result = result
+        self.failed = failed
 
 
-@dataclass(slots=True)
-class _Resolution:
+class _Resolution(Record):
     """What the references of one call resolve to."""
 
-    instance: dict[str, Any]  # the arguments, with known referenced values in place
-    holes: list[str]  # pointers whose value is not known yet (not validated)
-    substituted: dict[str, str]  # pointer -> "call K `tool`" the value came from
-    explicit: dict[str, tuple[str, tuple[Any, ...]]]  # argument -> (call id, path)
-    unknown: set[str]
+    __slots__ = _fields = ("instance", "holes", "substituted", "explicit", "unknown")
+
+    def __init__(self, instance: dict[str, Any], holes: list[str], substituted: dict[str, str],
+                 explicit: dict[str, tuple[str, tuple[Any, ...]]], unknown: set[str]) -> None:
+        self.instance = instance  # the arguments, with known referenced values in place
+        self.holes = holes  # pointers whose value is not known yet (not validated)
+        self.substituted = substituted  # pointer -> "call K `tool`" the value came from
+        self.explicit = explicit  # argument -> (call id, path)
+        self.unknown = unknown
 
 
 class Guard:
@@ -195,7 +200,7 @@ class Guard:
                 arguments: dict[str, Any]) -> None:
         index = len(self._accepted)
         if call.index != self.policies.monitor.next_index:
-            call = dataclasses.replace(call, index=self.policies.monitor.next_index)
+            call = replace(call, index=self.policies.monitor.next_index)
         self.policies.accept(call)
         self._accepted.append(Accepted(index, call_id, tool, arguments))
         self._by_id[call_id] = index

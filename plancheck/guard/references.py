@@ -10,11 +10,11 @@ before a result is recorded, among the outputs the tool declares).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, parse
 from plancheck.diagnostics.span import escape_pointer
+from plancheck.records import FrozenRecord
 
 MAX_DEPTH = 64  # arguments nested deeper are refused, not walked
 # A string that cannot be a reference in any syntax skips the parsers.
@@ -23,37 +23,50 @@ _PATH_TOKEN = re.compile(r"[^.\[\]]+|\[(\d+)\]")
 MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(FrozenRecord):
     """A reference or placeholder written somewhere inside a call's arguments."""
 
-    pointer: str  # below the arguments object
-    text: str
-    match: RefMatch | Placeholder
+    __slots__ = _fields = ("pointer", "text", "match")
+
+    def __init__(self, pointer: str, text: str, match: RefMatch | Placeholder) -> None:
+        self.pointer = pointer  # below the arguments object
+        self.text = text
+        self.match = match
 
 
 def references_in(arguments: Any) -> tuple[list[Found], bool]:
-    """Every reference and placeholder inside ``arguments``, and whether the value is nested
-    more deeply than :data:`MAX_DEPTH` (then it is not walked further)."""
+    """Every reference and placeholder inside ``arguments``, in document order, and whether
+    the value is nested more deeply than :data:`MAX_DEPTH` (then it is not walked further)."""
     found: list[Found] = []
-    too_deep = False
-    pending: list[tuple[Any, str, int]] = [(arguments, "", 0)]
-    while pending:
-        value, pointer, depth = pending.pop()
-        if isinstance(value, str):
-            if _MAYBE.search(value):
-                match = parse(value)
-                if match is not None:
-                    found.append(Found(pointer, value, match))
-        elif isinstance(value, dict | list):
-            if depth >= MAX_DEPTH:
-                too_deep = True
-                continue
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            pending.extend((item, f"{pointer}/{escape_pointer(str(key))}", depth + 1)
-                           for key, item in items)
-    found.reverse()
-    return found, too_deep
+    too_deep = [False]
+    if isinstance(arguments, str):
+        _look_at(arguments, "", found)
+    elif isinstance(arguments, dict | list):
+        _walk(arguments, "", 0, found, too_deep)
+    return found, too_deep[0]
+
+
+def _walk(value: dict[str, Any] | list[Any], pointer: str, depth: int, found: list[Found],
+          too_deep: list[bool]) -> None:
+    if depth >= MAX_DEPTH:
+        too_deep[0] = True
+        return
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if type(item) is str:
+            if _MAYBE.search(item):  # a pointer is built only for a value that needs one
+                _look_at(item, f"{pointer}/{escape_pointer(str(key))}", found)
+        elif isinstance(item, dict | list):
+            _walk(item, f"{pointer}/{escape_pointer(str(key))}", depth + 1, found, too_deep)
+        elif isinstance(item, str):  # a str subclass
+            _look_at(item, f"{pointer}/{escape_pointer(str(key))}", found)
+
+
+def _look_at(text: str, pointer: str, found: list[Found]) -> None:
+    if _MAYBE.search(text):
+        match = parse(text)
+        if match is not None:
+            found.append(Found(pointer, text, match))
 
 
 def path_tokens(key: str) -> tuple[str | int, ...]:

@@ -2,38 +2,45 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic
 from plancheck.diagnostics.severity import Severity
+from plancheck.records import FrozenRecord
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(FrozenRecord):
     """Whether one call may run. ``feedback`` is for the model, in its terms (the call id and
     the tool name); ``flows`` lists where its arguments' values came from (explicit references
     and inferred flows), as JSON."""
 
-    allowed: bool
-    diagnostics: list[Diagnostic]
-    feedback: str
-    call_id: str
-    tool: str | None = None
-    arguments: Any = None
-    flows: list[dict[str, Any]] = field(default_factory=list)
+    __slots__ = _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments",
+                           "flows")
+
+    def __init__(self, allowed: bool, diagnostics: list[Diagnostic], feedback: str, call_id: str,
+                 tool: str | None = None, arguments: Any = None,
+                 flows: list[dict[str, Any]] | None = None) -> None:
+        self.allowed = allowed
+        self.diagnostics = diagnostics
+        self.feedback = feedback
+        self.call_id = call_id
+        self.tool = tool
+        self.arguments = arguments
+        self.flows: list[dict[str, Any]] = [] if flows is None else flows
 
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity is Severity.ERROR]
 
 
-@dataclass(frozen=True)
-class TurnVerdict:
+class TurnVerdict(FrozenRecord):
     """The verdicts of the parallel calls of one assistant turn (each decided against the
     trajectory before the turn; the allowed ones joined it)."""
 
-    verdicts: list[Verdict]
+    __slots__ = _fields = ("verdicts",)
+
+    def __init__(self, verdicts: list[Verdict]) -> None:
+        self.verdicts = verdicts
 
     @property
     def allowed(self) -> bool:

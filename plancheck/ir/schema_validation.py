@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import ToolSignature
 from plancheck.ir.schema_types import param_to_schema
+from plancheck.records import FrozenRecord
 
 # Validators by canonical schema text; ``None`` records a schema the library refuses (an
 # unresolvable ``$ref``, an invalid keyword value): such a tool's arguments are not validated.
@@ -29,13 +29,16 @@ _VALIDATORS: dict[str, Any] = {}
 _TOOL_SCHEMAS: dict[int, tuple[ToolSignature, str]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaError:
-    pointer: str  # below the validated value ("" is the value itself)
-    keyword: str  # "type", "enum", "required", "additionalProperties", ...
-    message: str
-    names: tuple[str, ...] = ()  # the missing or unexpected property names
-    expected: tuple[str, ...] = ()  # for "type": the JSON types the schema allows
+class SchemaError(FrozenRecord):
+    __slots__ = _fields = ("pointer", "keyword", "message", "names", "expected")
+
+    def __init__(self, pointer: str, keyword: str, message: str, names: tuple[str, ...] = (),
+                 expected: tuple[str, ...] = ()) -> None:
+        self.pointer = pointer  # below the validated value ("" is the value itself)
+        self.keyword = keyword  # "type", "enum", "required", "additionalProperties", ...
+        self.message = message
+        self.names = names  # the missing or unexpected property names
+        self.expected = expected  # for "type": the JSON types the schema allows
 
 
 def tool_schema_text(tool: ToolSignature) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from plancheck.diagnostics.model import Diagnostic, make
@@ -29,6 +28,7 @@ from plancheck.dsl.policy_ast import (
 from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
 from plancheck.policy.semantics import Matcher, is_number
+from plancheck.records import FrozenRecord
 
 
 class PolicyError(Exception):
@@ -42,14 +42,17 @@ class PolicyError(Exception):
         self.name = name
 
 
-@dataclass(frozen=True, slots=True)
-class PolicySet:
+class PolicySet(FrozenRecord):
     """The rules of every policy of one source, checked against one pool."""
 
-    rules: tuple[Rule, ...]
-    toolset: Toolset
-    name: str = "<policy>"
-    text: str = ""
+    __slots__ = _fields = ("rules", "toolset", "name", "text")
+
+    def __init__(self, rules: tuple[Rule, ...], toolset: Toolset, name: str = "<policy>",
+                 text: str = "") -> None:
+        self.rules = rules
+        self.toolset = toolset
+        self.name = name
+        self.text = text
 
 
 def read_policy_source(spec: str | Path) -> tuple[str, str]:

@@ -50,6 +50,8 @@ class GuardPolicies:
                       if source in self._positions)
         call = self.monitor.call(tool, arguments, call_id=call_id, flows=flows,
                                  unknown=unknown)
+        if not self.policies.rules:  # provenance only: no rule to break
+            return call, []
         found = [call_diagnostic(v, call, self.monitor.history, self.policies.name)
                  for v in self.monitor.propose(call)]
         return call, found

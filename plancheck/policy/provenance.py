@@ -17,13 +17,13 @@ arguments, not on how many results came before.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from plancheck.dsl.policy_ast import PathKey
 from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn, PolicyCall
+from plancheck.records import replace
 
 GRAM = 8  # the shortest string whose containment is evidence of a copy
 MAX_SOURCES = 4  # sources kept per value: enough to name them, bounded in memory
@@ -69,6 +69,11 @@ class Provenance:
         self._texts: list[tuple[int, tuple[PathKey, ...], str]] = []
         self._windows: dict[str, list[int]] = {}  # 8-character window -> texts holding it
         self._starts: dict[str, list[int]] = {}  # first 8 characters -> texts starting so
+
+    @property
+    def empty(self) -> bool:
+        """Whether no value has been indexed (no result recorded, or none holding a value)."""
+        return not self._exact
 
     def record(self, index: int, result: Any) -> None:
         """Index the result of call ``index``."""
@@ -133,6 +138,8 @@ def with_inferred(provenance: Provenance, arguments: Mapping[str, Any],
     """``flows`` (the explicit ones) and the flows ``provenance`` infers into ``arguments``,
     but none into an argument an explicit flow already reaches: a reference says where the
     value came from, and always wins over a guess."""
+    if provenance.empty:  # no result recorded yet: nothing to infer from
+        return flows
     explicit = {flow.argument[:1] for flow in flows}
     return flows + tuple(flow for flow in provenance.flows_into(arguments)
                          if flow.argument[:1] not in explicit)
@@ -147,7 +154,7 @@ def infer_flows(calls: list[PolicyCall], results: Mapping[int, Any]) -> list[Pol
     for call in calls:
         flows = with_inferred(provenance, call.arguments, call.flows)
         found.append(call if len(flows) == len(call.flows)
-                     else dataclasses.replace(call, flows=flows))
+                     else replace(call, flows=flows))
         if call.index in results:
             provenance.record(call.index, results[call.index])
     return found

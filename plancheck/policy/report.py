@@ -5,7 +5,6 @@ the rule."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
@@ -14,20 +13,23 @@ from plancheck.diagnostics.span import Span
 from plancheck.dsl.policy_ast import Rule
 from plancheck.ir.nodes import Plan, Step
 from plancheck.policy.semantics import CONTAINED, EXACT, NAMED, Violation
+from plancheck.records import FrozenRecord
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(FrozenRecord):
     """One thing a trace says, as the static check explains a violation with it: ``tool``
     (step ``position`` calls ``detail``), ``value`` (argument ``detail`` of step ``position``
     has the value it has), ``flow`` (argument ``detail`` of step ``position`` reads the result
     of step ``source``) or an inferred flow, ``exact`` or ``contained`` (it holds a copy of a
     value of that result, or text of it)."""
 
-    kind: str
-    position: int
-    detail: str
-    source: int = -1
+    __slots__ = _fields = ("kind", "position", "detail", "source")
+
+    def __init__(self, kind: str, position: int, detail: str, source: int = -1) -> None:
+        self.kind = kind
+        self.position = position
+        self.detail = detail
+        self.source = source
 
     def describe(self, plan: Plan) -> str:
         step = _number(plan, self.position)

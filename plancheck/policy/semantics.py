@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -48,6 +47,7 @@ from plancheck.dsl.policy_ast import (
     ToolPattern,
 )
 from plancheck.ir.nodes import Toolset
+from plancheck.records import FrozenRecord
 
 # The diagnostic code of each rule kind's violations.
 CODE_OF_KIND = {
@@ -62,29 +62,36 @@ CODE_OF_KIND = {
 EXPLICIT, EXACT, CONTAINED = "explicit", "exact", "contained"
 
 
-@dataclass(frozen=True, slots=True)
-class FlowIn:
+class FlowIn(FrozenRecord):
     """A value that reached argument ``argument`` of a call from the result of call ``source``
     (at ``source_path`` inside it): an explicit reference, or inferred (``exact``: the argument
     equals a value of the result; ``contained``: one holds the other as a substring)."""
 
-    argument: tuple[PathKey, ...]
-    source: int
-    source_path: tuple[PathKey, ...] = ()
-    kind: str = EXPLICIT
+    __slots__ = _fields = ("argument", "source", "source_path", "kind")
+
+    def __init__(self, argument: tuple[PathKey, ...], source: int,
+                 source_path: tuple[PathKey, ...] = (), kind: str = EXPLICIT) -> None:
+        self.argument = argument
+        self.source = source
+        self.source_path = source_path
+        self.kind = kind
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyCall:
+class PolicyCall(FrozenRecord):
     """One call of a trace: its position, id and tool, its arguments, the flows into them, and
     the top-level arguments whose value is not known (a reference to a result not recorded)."""
 
-    index: int
-    tool: str
-    arguments: Mapping[str, Any]
-    flows: tuple[FlowIn, ...] = ()
-    unknown: frozenset[str] = frozenset()
-    call_id: str = ""
+    __slots__ = _fields = ("index", "tool", "arguments", "flows", "unknown", "call_id")
+
+    def __init__(self, index: int, tool: str, arguments: Mapping[str, Any],
+                 flows: tuple[FlowIn, ...] = (), unknown: frozenset[str] = frozenset(),
+                 call_id: str = "") -> None:
+        self.index = index
+        self.tool = tool
+        self.arguments = arguments
+        self.flows = flows
+        self.unknown = unknown
+        self.call_id = call_id
 
     @property
     def label(self) -> str:
@@ -92,17 +99,20 @@ class PolicyCall:
         return self.call_id or f"call {self.index}"
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(FrozenRecord):
     """A rule broken at call ``index`` (-1: by a complete trace as a whole), with the earlier
     calls that take part (their positions) and a message in the trace's own terms."""
 
-    rule: Rule
-    index: int
-    earlier: tuple[int, ...]
-    message: str
-    code: str = ""
-    argument: tuple[PathKey, ...] = ()
+    __slots__ = _fields = ("rule", "index", "earlier", "message", "code", "argument")
+
+    def __init__(self, rule: Rule, index: int, earlier: tuple[int, ...], message: str,
+                 code: str = "", argument: tuple[PathKey, ...] = ()) -> None:
+        self.rule = rule
+        self.index = index
+        self.earlier = earlier
+        self.message = message
+        self.code = code
+        self.argument = argument
 
     @property
     def blocking(self) -> bool:
@@ -177,12 +187,14 @@ def same_json(left: Any, right: Any) -> bool:
     return type(left) is type(right) and bool(left == right)
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledPredicate:
+class CompiledPredicate(FrozenRecord):
     """A predicate ready to test: its regular expression compiled once."""
 
-    predicate: Predicate
-    regex: re.Pattern[str] | None = None
+    __slots__ = _fields = ("predicate", "regex")
+
+    def __init__(self, predicate: Predicate, regex: re.Pattern[str] | None = None) -> None:
+        self.predicate = predicate
+        self.regex = regex
 
     @classmethod
     def of(cls, predicate: Predicate) -> CompiledPredicate:

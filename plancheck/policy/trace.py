@@ -11,7 +11,6 @@ policy check decides its rules on it, the type check looks at its inferred flows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from plancheck.ir.nodes import Plan
@@ -19,15 +18,18 @@ from plancheck.policy.plan_calls import plan_calls
 from plancheck.policy.provenance import infer_flows
 from plancheck.policy.semantics import EXPLICIT, FlowIn, PolicyCall
 from plancheck.policy.transcript import call_results
+from plancheck.records import FrozenRecord
 
 
-@dataclass(frozen=True, slots=True)
-class Trace:
+class Trace(FrozenRecord):
     """The calls of a transcript with every flow into them, explicit and inferred, and how
     many of the calls have a recorded result."""
 
-    calls: list[PolicyCall]
-    results: int
+    __slots__ = _fields = ("calls", "results")
+
+    def __init__(self, calls: list[PolicyCall], results: int) -> None:
+        self.calls = calls
+        self.results = results
 
     def flow_records(self) -> list[dict[str, Any]]:
         """Every flow as JSON: where from (call, tool, path in its result), where to (call,

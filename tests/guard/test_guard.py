@@ -148,3 +148,35 @@ def test_the_guard_never_raises(call: Any, result: Any) -> None:
         assert one.allowed or one.feedback
         guard.record(one.call_id, result)
     assert isinstance(guard.trajectory(), list)
+
+
+TOOL_NAMES = [tool["name"] for tool in POOL["tools"]]
+REFERENCES = st.sampled_from(["{{steps.0.output.content}}", "$first.text$", "<GENERATED>-0-<x>",
+                              "{{steps.9.output}}", "<node-0>.text", "TBD"])
+ARGUMENT_VALUES = st.one_of(JSON, REFERENCES, st.lists(REFERENCES, max_size=2))
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=st.sampled_from([*TOOL_NAMES, "no_such_tool", ""]),
+       arguments=st.dictionaries(st.sampled_from(["path", "paths", "content", "edits", "x"]),
+                                 ARGUMENT_VALUES, max_size=4) | JSON,
+       call_id=st.none() | st.sampled_from(["c1", 7, True, ""]))
+def test_a_plain_call_gets_the_verdict_of_the_same_call_in_a_turn(
+        name: str, arguments: Any, call_id: Any) -> None:
+    """``{"name", "arguments", "id"}`` objects, the shape agent loops build, are read by a
+    shortcut; the same call inside a list is read by the registry's walk. Each guard first
+    accepts and records one call, so references have something to resolve against."""
+    call: dict[str, Any] = {"name": name, "arguments": arguments}
+    if call_id is not None:
+        call["id"] = call_id
+    verdicts = []
+    for given_as in (call, [call]):
+        guard = plancheck.Guard(POOL)
+        first = guard.propose({"name": "read_text_file", "arguments": {"path": "/a"},
+                               "id": "first"})
+        guard.record(first.call_id, {"content": [{"type": "text", "text": "/tmp/a.txt"}]})
+        verdict = guard.propose(given_as)
+        one = verdict.verdicts[0] if isinstance(verdict, plancheck.TurnVerdict) else verdict
+        verdicts.append((one.allowed, [d.code for d in one.diagnostics], one.feedback,
+                         one.call_id, one.tool, one.flows, guard.trajectory()))
+    assert verdicts[0] == verdicts[1]
