@@ -33,6 +33,7 @@ from setuptools.command.build_ext import build_ext
 # the trajectory metrics of a full `plancheck score`).
 HOT_PATH = [
     "plancheck/fast_json.py",
+    "plancheck/diagnostics/limits.py",
     "plancheck/diagnostics/findings.py",
     "plancheck/compiler/checker.py",
     "plancheck/compiler/lowering.py",
