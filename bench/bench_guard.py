@@ -40,6 +40,23 @@ def _cpu(run: Any, loops: int = 200, samples: int = 25) -> float:
     return statistics.median(measured)
 
 
+def _paired(first: Any, second: Any, loops: int = 200, samples: int = 25
+            ) -> tuple[float, float]:
+    """Median CPU µs of one ``first()`` and of one ``second()``, their samples taken in turn
+    (the side sampled first alternating): on a shared machine whose speed drifts by tens of
+    percent over seconds, the drift falls on both alike."""
+    measured: tuple[list[float], list[float]] = ([], [])
+    runs = (first, second)
+    for sample in range(samples):
+        for side in ((0, 1) if sample % 2 == 0 else (1, 0)):
+            run = runs[side]
+            start = time.process_time()
+            for _ in range(loops):
+                run()
+            measured[side].append((time.process_time() - start) / loops * 1e6)
+    return statistics.median(measured[0]), statistics.median(measured[1])
+
+
 def _valid_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     """Arguments that fill each required property with a value its schema accepts."""
     arguments: dict[str, Any] = {}
@@ -107,8 +124,8 @@ def per_call(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]]) -> 
 
     validator = jsonschema.Draft202012Validator(schema)
     compiled = fastjsonschema.compile(schema)
-    guard_us = _cpu(lambda: guard.propose(call))  # (the trajectory grows: flat, see below)
-    jsonschema_us = _cpu(lambda: validator.validate(arguments))
+    guard_us, jsonschema_us = _paired(lambda: guard.propose(call),  # (the trajectory grows:
+                                      lambda: validator.validate(arguments))  # flat, see below)
     fast_us = _cpu(lambda: compiled(arguments))
     print(f"{label:<20} propose {guard_us:7.1f} µs | jsonschema {jsonschema_us:6.1f} µs "
           f"({guard_us / jsonschema_us:4.2f}x) | fastjsonschema {fast_us:5.1f} µs")
@@ -127,8 +144,7 @@ def per_call(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]]) -> 
         for tool, _, args in calls:
             validators[tool].validate(args)
 
-    guard_total = _cpu(loop_guard, loops=3, samples=9)
-    schema_total = _cpu(loop_jsonschema, loops=3, samples=9)
+    guard_total, schema_total = _paired(loop_guard, loop_jsonschema, loops=3, samples=10)
     print(f"{'':<20} 100 calls proposed and recorded {guard_total / 1e3:6.2f} ms | "
           f"jsonschema loop {schema_total / 1e3:6.2f} ms ({guard_total / schema_total:4.2f}x)")
 

@@ -186,12 +186,15 @@ class Guard:
         policy_call, policy_found = self.policies.check(
             call_id, tool.name, arguments, resolution.explicit, frozenset(resolution.unknown))
         diagnostics.extend(policy_found)
-        diagnostics.extend(self._inferred_types(policy_call, call_id, tool))
-        allowed = not any(d.severity is Severity.ERROR for d in diagnostics)
-        flows = describe_flows(policy_call, self.policies.monitor.history)
+        flows: list[dict[str, Any]] = []
+        lines: list[str] = []
+        if policy_call.flows:  # (most calls have none: nothing below to do for them)
+            diagnostics.extend(self._inferred_types(policy_call, call_id, tool))
+            flows = describe_flows(policy_call, self.policies.monitor.history)
+            lines = [_flow_line(flow) for flow in flows]
+        allowed = not diagnostics or not any(d.severity is Severity.ERROR for d in diagnostics)
         if allowed:
             self._accept(policy_call, call_id, tool, arguments)
-        lines = [_flow_line(flow) for flow in flows]
         return Verdict(allowed, diagnostics,
                        feedback_text(call_id, tool.name, diagnostics, allowed, lines),
                        call_id, tool.name, arguments, flows)
