@@ -18,7 +18,7 @@ arguments, not on how many results came before.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from plancheck.dsl.policy_ast import PathKey
@@ -30,25 +30,47 @@ MAX_SOURCES = 4  # sources kept per value: enough to name them, bounded in memor
 
 
 def leaves(value: Any, path: tuple[PathKey, ...] = (), depth: int = 0
-           ) -> Iterator[tuple[tuple[PathKey, ...], Any]]:
+           ) -> list[tuple[tuple[PathKey, ...], Any]]:
     """Every scalar inside a JSON value with its path. A string that holds JSON (the text of an
     MCP result is often a JSON document) is read into as well."""
+    found: list[tuple[tuple[PathKey, ...], Any]] = []
+    _collect(value, path, depth, found)
+    return found
+
+
+def _collect(value: Any, path: tuple[PathKey, ...], depth: int,
+             found: list[tuple[tuple[PathKey, ...], Any]]) -> None:
+    # Into a list, not a chain of generators: a call's arguments are read on every verdict.
     if depth > 64:
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
-            yield from leaves(item, (*path, str(key)), depth + 1)
+            if depth < 64 and _plain_scalar(item):  # most members: no call made for them
+                found.append(((*path, str(key)), item))
+            else:
+                _collect(item, (*path, str(key)), depth + 1, found)
     elif isinstance(value, list):
         for position, item in enumerate(value):
-            yield from leaves(item, (*path, position), depth + 1)
+            if depth < 64 and _plain_scalar(item):
+                found.append(((*path, position), item))
+            else:
+                _collect(item, (*path, position), depth + 1, found)
     else:
-        yield path, value
+        found.append((path, value))
         if isinstance(value, str) and value[:1] in ("{", "[") and len(value) > 1:
             try:
                 inner = json.loads(value)
             except (ValueError, RecursionError):
                 return
-            yield from leaves(inner, path, depth + 1)
+            _collect(inner, path, depth + 1, found)
+
+
+def _plain_scalar(value: Any) -> bool:
+    """A scalar that is no JSON text to read into."""
+    kind = type(value)
+    if kind is str:
+        return value[:1] not in ("{", "[") or len(value) < 2
+    return kind is int or kind is float or kind is bool or value is None
 
 
 def _key(value: Any) -> tuple[str, Any] | None:
