@@ -191,3 +191,35 @@ def test_a_server_that_hangs_gets_calls_refused_not_lost(tmp_path: Path) -> None
     refused = anyio.run(main)
     assert refused.is_error and "did not answer tools/list within 1 s" in \
         refused.content[0].text
+
+
+def test_a_server_that_writes_garbage_is_relayed_unchanged_and_still_guarded(
+        tmp_path: Path) -> None:
+    """Each answer of the server follows a line that is not JSON: every line reaches the client
+    unchanged and in order, the pool is still read from the server's tools/list, a bad call is
+    still refused, a good one answered."""
+    server = [sys.executable, str(ROOT / "tests" / "support" / "mcp_garbage_server.py")]
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "echo", "arguments": {"text": 5}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "echo", "arguments": {"text": "hi"}}},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    done = subprocess.run([sys.executable, "-m", "plancheck", "mcp-proxy", "--", *server],
+                          input=text.encode(), capture_output=True, timeout=60, check=False,
+                          env=_env(tmp_path / "calls.jsonl"))
+    out = done.stdout.decode().splitlines()
+    assert "garbage before 1 {not json" in out and "garbage before 3 {not json" in out, out
+    assert out.index("garbage before 1 {not json") < next(
+        i for i, line in enumerate(out) if line.startswith("{") and '"id": 1' in line)
+    replies = {r["id"]: r for r in (json.loads(line) for line in out if line.startswith("{"))
+               if "id" in r}
+    assert replies[2]["result"]["isError"] is True  # `text` takes a string: refused
+    assert "garbage before 2" not in done.stdout.decode()  # it never reached the server
+    assert replies[3]["result"]["content"][0]["text"] == "echo hi"
+    assert done.returncode == 0, done.stderr.decode()
