@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
-from plancheck.diagnostics.limits import plan_limit
+from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
@@ -111,7 +111,10 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
     allowed = SYNTAXES if syntax in (None, "auto") else \
         (() if syntax == "none" else (syntax,))
     lowering = _Lowering(root, calls, allowed)
-    lowering.read()
+    try:
+        lowering.read()
+    except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
+        return None, [error.diagnostic(root)]
     if defer and call_format is None and syntax is None and lowering.dora_reads(value):
         return None
     return lowering.plan(name), lowering.diagnostics
@@ -149,6 +152,7 @@ class _Lowering:
     syntaxes: set[str] = field(default_factory=set)
     positional: bool = False
     placeholders: int = 0
+    decoded_fields: int = 0  # arguments read from JSON strings, which plan_limit cannot see
 
     def span(self, pointer: str | None) -> Span:
         if self.root.pointer is None:  # calls inside a text: positions fall back to it
@@ -219,6 +223,10 @@ class _Lowering:
                 raw, inline = decoded, False
         if call.shape == "bfcl-answer" and isinstance(raw, dict):
             raw = _first_alternatives(raw)
+        if not inline and isinstance(raw, (dict, list)):  # counted before: the string only
+            self.decoded_fields += len(raw)
+            if self.decoded_fields > MAX_FIELDS:
+                raise TooManyFields(self.decoded_fields)
         if isinstance(raw, dict):
             items: list[tuple[str, Any, Span]] = [
                 (str(k), v, _below(span, str(k), inline)) for k, v in raw.items()]

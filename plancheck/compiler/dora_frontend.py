@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from plancheck.compiler.units import PlanUnit
-from plancheck.diagnostics.limits import plan_limit
+from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -60,7 +60,10 @@ def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: i
     if not calls:
         lowering.diagnostics.append(make("PC112", "the trajectory has no calls", primary=root,
                                          label="empty"))
-    steps = [lowering.step(raw) for raw in read_calls(calls, root.pointer or "")]
+    try:
+        steps = [lowering.step(raw) for raw in read_calls(calls, root.pointer or "")]
+    except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
+        return None, [error.diagnostic(root)]
     return (Plan(tuple(s for s in steps if s is not None), root, name=name),
             lowering.diagnostics)
 
@@ -71,6 +74,7 @@ class _Lowering:
         self.count = count
         self.base = base
         self.diagnostics: list[Diagnostic] = []
+        self.decoded_fields = 0  # arguments read from JSON strings, which plan_limit cannot see
 
     def span(self, pointer: str) -> Span:
         return Span(self.file, pointer=pointer)
@@ -127,6 +131,10 @@ class _Lowering:
             return (), False
         # Arguments decoded from a JSON string all point at that string.
         inline = not isinstance(raw.arguments, str)
+        if not inline:  # counted before: the string only
+            self.decoded_fields += len(decoded)
+            if self.decoded_fields > MAX_FIELDS:
+                raise TooManyFields(self.decoded_fields)
         args = []
         for key, value in decoded.items():
             value_span = span.child(key) if inline else span

@@ -23,6 +23,18 @@ MAX_TOOLS = 10_000
 MAX_PARAMETERS = 200_000
 
 
+class TooManyFields(Exception):
+    """Raised by a lowering that decodes arguments from JSON strings (which :func:`plan_limit`
+    sees as one string each) once their fields pass :data:`MAX_FIELDS`."""
+
+    def __init__(self, fields: int) -> None:
+        super().__init__(fields)
+        self.fields = fields
+
+    def diagnostic(self, span: Span | None) -> Diagnostic:
+        return too_many("fields in its calls", self.fields, MAX_FIELDS, span)
+
+
 def too_many(what: str, count: int, limit: int, span: Span | None) -> Diagnostic:
     """The ``PC006`` of an input holding ``count`` ``what`` (steps, tools, ...) past ``limit``
     (``count`` may stop short of the whole: a reader stops counting past the limit)."""

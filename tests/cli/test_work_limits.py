@@ -52,6 +52,11 @@ INPUTS: dict[str, Any] = {
     "wrapped plan": {"plan": _tiny_steps(STEPS + 1)},
     "OpenAI tool calls": _calls(STEPS + 1),
     "DORA trajectory": {"trajectory": [{"call": "a", "args": {}, "obs": {}}] * (STEPS + 1)},
+    "arguments in a JSON string": [{"id": "c", "type": "function", "function": {
+        "name": "a", "arguments": json.dumps({f"k{i}": 1 for i in range(200_001)})}}],
+    "Responses arguments in a JSON string": [{"type": "function_call", "call_id": "c",
+                                              "name": "a", "arguments": json.dumps(
+                                                  {f"k{i}": 1 for i in range(200_001)})}],
     "arguments of one step": [{"agent": "Flood_depth_prediction", "step": 0, "dependence": [],
                                "dependence_content": {}, "outputs": ["o"],
                                "inputs": {f"a{i}": 1 for i in range(200_001)}}],
