@@ -340,39 +340,57 @@ class _Drafter:
 
 def _solve(drafts: list[_StepDraft], plan: Plan, toolset: Toolset, deadline: Deadline
            ) -> dict[tuple[int, int], _Option]:
-    """Pick one option per slot, minimising the total weight (Z3 Optimize)."""
+    """Pick one option per slot, minimising the total weight (Z3 Optimize).
+
+    No constraint or soft constraint mentions the options of two steps, so the minimum of the
+    sum is the sum of each step's minimum: one small problem per step. Besides being faster,
+    that keeps the time limit real: Z3 does not interrupt its 0-1 preprocessing (``elim_01``)
+    for a timeout, and on one problem for a whole 250-step plan it overran a 0.5 s limit by 12 s.
+    """
     by_number = producer_positions(plan)
-    optimizer = z3.Optimize()
-    optimizer.set("timeout", deadline.remaining_ms())
-    chosen: dict[tuple[int, int, int], Any] = {}
+    picks: dict[tuple[int, int], _Option] = {}
     for draft in drafts:
         deadline.check()
-        p = draft.step.position
-        edges: dict[int, list[Any]] = {}
-        pairs: dict[tuple[int, str], list[Any]] = {}
-        bridges: list[Any] = []
-        for s, slot in enumerate(draft.slots):
-            flags = []
-            for o, option in enumerate(slot.options):
-                flag = z3.Bool(f"o_{p}_{s}_{o}")
-                chosen[(p, s, o)] = flag
-                flags.append(flag)
-                if option.cost:
-                    optimizer.add_soft(z3.Not(flag), option.cost, id="repair")
-                if option.kind == "bridge":
-                    bridges.append(flag)
-                elif option.source is not None:
-                    edges.setdefault(option.source, []).append(flag)
-                    assert option.key is not None
-                    pairs.setdefault((option.source, option.key), []).append(flag)
-            optimizer.add(z3.PbEq([(f, 1) for f in flags], 1))
-        uses = {q: z3.Or(*flags) for q, flags in edges.items()}
-        limit = toolset.max_predecessors
-        if limit is not None and (uses or bridges):
-            optimizer.add(z3.Sum([z3.If(u, 1, 0) for u in (*uses.values(), *bridges)]) <= limit)
-        step = draft.step
-        if not step.declares_dependence:
+        if not draft.slots:
             continue
+        step_picks = _solve_step(draft, by_number, toolset, deadline)
+        if step_picks is None:
+            return {}
+        picks.update(step_picks)
+    return picks
+
+
+def _solve_step(draft: _StepDraft, by_number: Mapping[int, list[int]], toolset: Toolset,
+                deadline: Deadline) -> dict[tuple[int, int], _Option] | None:
+    """The cheapest options for one step's slots, or None when no choice satisfies the hard
+    constraints (the predecessor limit)."""
+    optimizer = z3.Optimize()
+    chosen: dict[tuple[int, int], Any] = {}
+    p = draft.step.position
+    edges: dict[int, list[Any]] = {}
+    pairs: dict[tuple[int, str], list[Any]] = {}
+    bridges: list[Any] = []
+    for s, slot in enumerate(draft.slots):
+        flags = []
+        for o, option in enumerate(slot.options):
+            flag = z3.Bool(f"o_{p}_{s}_{o}")
+            chosen[(s, o)] = flag
+            flags.append(flag)
+            if option.cost:
+                optimizer.add_soft(z3.Not(flag), option.cost, id="repair")
+            if option.kind == "bridge":
+                bridges.append(flag)
+            elif option.source is not None:
+                edges.setdefault(option.source, []).append(flag)
+                assert option.key is not None
+                pairs.setdefault((option.source, option.key), []).append(flag)
+        optimizer.add(z3.PbEq([(f, 1) for f in flags], 1))
+    uses = {q: z3.Or(*flags) for q, flags in edges.items()}
+    limit = toolset.max_predecessors
+    if limit is not None and (uses or bridges):
+        optimizer.add(z3.Sum([z3.If(u, 1, 0) for u in (*uses.values(), *bridges)]) <= limit)
+    step = draft.step
+    if step.declares_dependence:
         if step.dependence is not None:
             wanted, exact = _declared_positions(step.dependence, by_number, p)
             terms = [u if q in wanted else z3.Not(u) for q, u in uses.items()]
@@ -390,21 +408,19 @@ def _solve(drafts: list[_StepDraft], plan: Plan, toolset: Toolset, deadline: Dea
             if any((q, k) not in pairs for k in keys):
                 terms.append(z3.BoolVal(False))
         optimizer.add_soft(z3.And(*terms), W_CONTENT, id="repair")
-    optimizer.set("timeout", deadline.remaining_ms())  # what building the constraints left
+    optimizer.set("timeout", deadline.remaining_ms())
     answer = optimizer.check()
     if answer == z3.unknown:
         raise SolverTimeout
     if answer != z3.sat:
-        return {}
+        return None
     model = optimizer.model()
     picks: dict[tuple[int, int], _Option] = {}
-    for draft in drafts:
-        p = draft.step.position
-        for s, slot in enumerate(draft.slots):
-            for o, option in enumerate(slot.options):
-                if z3.is_true(model.eval(chosen[(p, s, o)], model_completion=True)):
-                    picks[(p, s)] = option
-                    break
+    for s, slot in enumerate(draft.slots):
+        for o, option in enumerate(slot.options):
+            if z3.is_true(model.eval(chosen[(s, o)], model_completion=True)):
+                picks[(p, s)] = option
+                break
     return picks
 
 

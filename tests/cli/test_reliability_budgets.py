@@ -90,6 +90,18 @@ def test_explain_and_fix_hold_the_budget(tmp_path: Path, steps: int) -> None:
         assert max(explained_cpu, fixed_cpu) <= 2 * BUDGET_S, (explained_cpu, fixed_cpu)
 
 
+@pytest.mark.parametrize("timeout_ms", [1000, 1500, 2000, 2300, 2600, 3000])
+def test_fix_stops_at_its_time_limit_wherever_the_limit_falls(tmp_path: Path,
+                                                              timeout_ms: int) -> None:
+    """Z3 does not interrupt its 0-1 preprocessing for a timeout: one problem for a whole
+    250-step plan, started with half a second left, ran 13 s. Whichever phase the limit falls
+    in (building constraints or solving), the run stops near it."""
+    path = str(_plan(tmp_path, 250))
+    cpu, result = _cpu_timed("fix", "--timeout-ms", str(timeout_ms), path)
+    assert "internal error" not in result.stderr
+    assert cpu <= timeout_ms / 1000 + SLACK_S / 2, (cpu, result.stderr[-300:])
+
+
 def test_a_plan_too_large_for_the_solver_says_so(tmp_path: Path) -> None:
     _, result = _timed("check", "--explain", "--format", "json", str(_plan(tmp_path, 3000)))
     (too_large,) = [d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "PC405"]
