@@ -9,6 +9,7 @@ of 200 calls) beside a ``jsonschema`` Draft 2020-12 validator, built once per to
 the same arguments, and ``fastjsonschema``'s compiled validator; 100 calls over the pool's
 tools proposed and recorded by a fresh guard beside the same 100 validated; then the verdict at
 calls 91-100 of a trajectory beside calls 1-10 (each call recorded with a 10 KB result);
+100 calls with results of about 10 KB, provenance on and off, beside the jsonschema loop;
 and the cold start of a fresh process (import plancheck, load the GitHub pool from its file,
 first verdict), CPU and wall time, median of 15. Prints numbers and ratios, no pass or fail.
 """
@@ -216,6 +217,41 @@ def with_policies() -> None:
           f"{medians['20 rules'][1] / medians['no rules'][1]:.2f}x")
 
 
+def long_results() -> None:
+    """100 calls of ``bench_policy.py``'s GitHub trajectory (results of about 10 KB)
+    proposed and recorded by a fresh guard, provenance on and off, beside the per-call
+    ``jsonschema`` loop over the same arguments: what recording long results costs."""
+    import jsonschema
+
+    import plancheck
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_policy import trajectory
+
+    github = json.loads(POOLS["mcp github"].read_text(encoding="utf-8"))
+    schemas = {t["name"]: t["inputSchema"] for t in github["tools"]}
+    calls = trajectory()
+    validators = {tool: jsonschema.Draft202012Validator(schemas[tool]) for tool, _, _ in calls}
+
+    def loop_guard(provenance: bool) -> None:
+        guard = plancheck.Guard(github, provenance=provenance)
+        for position, (tool, arguments, result) in enumerate(calls):
+            verdict = guard.propose({"name": tool, "arguments": arguments,
+                                     "id": f"call_{position}"})
+            guard.record(verdict.call_id, result)
+
+    def loop_jsonschema() -> None:
+        for tool, arguments, _ in calls:
+            validators[tool].validate(arguments)
+
+    for provenance in (True, False):
+        guard_total, schema_total = _paired(lambda on=provenance: loop_guard(on), loop_jsonschema,
+                                            loops=3, samples=10)
+        print(f"GitHub trajectory, 10 KB results, provenance {'on ' if provenance else 'off'}: "
+              f"100 calls proposed and recorded {guard_total / 1e3:6.2f} ms | jsonschema loop "
+              f"{schema_total / 1e3:6.2f} ms ({guard_total / schema_total:4.2f}x)")
+
+
 def cold_start() -> None:
     """A fresh process: import plancheck, load the GitHub pool from its file, first verdict;
     its CPU time (user and system, from ``RUSAGE_CHILDREN``) and wall time, median of 15."""
@@ -244,6 +280,7 @@ def main() -> int:
     github = json.loads(POOLS["mcp github"].read_text(encoding="utf-8"))
     flatness(github, github["tools"] if "tools" in github else github["result"]["tools"])
     with_policies()
+    long_results()
     cold_start()
     return 0
 

@@ -1,0 +1,138 @@
+"""The provenance index finds exactly the flows its definition names: a value equal to a
+recorded one, or (8 characters or more) a part of a recorded string or holding one. The index
+reads only a grid of 4-character grams, from encoded bytes for ASCII text, and only when a
+lookup needs it; an oracle that scans every recorded string decides the same flows, in the
+same order, for copies at every offset, in ASCII and other text, recorded before and after
+lookups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plancheck.policy.provenance import GRAM, MAX_SOURCES, Provenance, leaves
+from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn
+
+# Few letters, so that copies and near-copies are common; é and 💧 make some text non-ASCII.
+ALPHABET = "ab/_ é💧"
+texts = st.text(alphabet=ALPHABET, min_size=0, max_size=40)
+
+
+def _key(value: Any) -> tuple[str, Any] | None:
+    """Numbers compare as numbers (1 == 1.0); booleans, null and the empty string are no key."""
+    if type(value) in (int, float):
+        return ("n", float(value))
+    return ("s", value) if type(value) is str and value != "" else None
+
+
+def _oracle(recorded: list[tuple[int, Any]], arguments: dict[str, Any]) -> list[FlowIn]:
+    """The definition, by scanning: every recorded value and every recorded string."""
+    exact: dict[tuple[str, Any], list[tuple[int, Any]]] = {}
+    strings: list[tuple[int, Any, str]] = []
+    for index, result in recorded:
+        for path, value in leaves(result):
+            key = _key(value)
+            if key is None:
+                continue
+            sources = exact.setdefault(key, [])
+            if len(sources) < MAX_SOURCES:
+                sources.append((index, path))
+            if isinstance(value, str) and len(value) >= GRAM:
+                strings.append((index, path, value))
+    candidates: dict[tuple[Any, int], list[FlowIn]] = {}
+
+    def add(flow: FlowIn) -> None:
+        candidates.setdefault((flow.argument, flow.source), []).append(flow)
+
+    for path, value in leaves(arguments):
+        key = _key(value)
+        if key is None:
+            continue
+        for index, source_path in exact.get(key, ()):
+            add(FlowIn(path, index, source_path, EXACT))
+        if not (isinstance(value, str) and len(value) >= GRAM):
+            continue
+        hits = [n for n, (_, _, text) in enumerate(strings) if value in text]
+        for start in range(len(value) - GRAM + 1):
+            for n, (_, _, text) in enumerate(strings):
+                if n not in hits and text[:GRAM] == value[start:start + GRAM] and text in value:
+                    hits.append(n)
+        for n in hits:
+            index, source_path, _ = strings[n]
+            add(FlowIn(path, index, source_path, CONTAINED))
+    # Per argument and source: an exact copy first, then the deepest path, then the first seen.
+    return [min(flows, key=lambda f: (f.kind != EXACT, -len(f.source_path)))
+            for flows in candidates.values()]
+
+
+@st.composite
+def _session(draw: st.DrawFn) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Results to record and, after each, the arguments of a call: copies of parts of what
+    was recorded (at any offset and length), strings holding recorded ones, and others."""
+    results: list[Any] = []
+    calls: list[dict[str, Any]] = []
+    pieces: list[str] = []
+    for _ in range(draw(st.integers(1, 6))):
+        strings = draw(st.lists(texts, min_size=1, max_size=3))
+        pieces.extend(strings)
+        shape = draw(st.sampled_from(["flat", "nested", "mcp", "json-text"]))
+        if shape == "flat":
+            results.append(strings[0])
+        elif shape == "nested":
+            results.append({"items": [{"name": s, "size": len(s)} for s in strings]})
+        elif shape == "mcp":
+            results.append({"content": [{"type": "text", "text": s} for s in strings]})
+        else:
+            results.append({"content": [{"type": "text",
+                                         "text": '{"files": ["' + '", "'.join(strings) + '"]}'}]})
+        arguments: dict[str, Any] = {}
+        for n in range(draw(st.integers(1, 3))):
+            source = draw(st.sampled_from(pieces))
+            how = draw(st.sampled_from(["part", "whole", "around", "other", "number"]))
+            if how == "part" and source:
+                start = draw(st.integers(0, len(source) - 1))
+                end = draw(st.integers(start, len(source)))
+                arguments[f"a{n}"] = source[start:end]
+            elif how == "around":
+                arguments[f"a{n}"] = draw(texts) + source + draw(texts)
+            elif how == "other":
+                arguments[f"a{n}"] = draw(texts)
+            elif how == "number":
+                arguments[f"a{n}"] = len(source)
+            else:
+                arguments[f"a{n}"] = source
+        calls.append(arguments)
+    return results, calls
+
+
+def _shown(flows: list[FlowIn]) -> list[tuple[Any, ...]]:
+    return [(f.argument, f.source, f.source_path, f.kind) for f in flows]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_session())
+def test_the_index_finds_the_flows_a_scan_of_every_recorded_string_finds(
+        session: tuple[list[Any], list[dict[str, Any]]]) -> None:
+    results, calls = session
+    provenance = Provenance()
+    recorded: list[tuple[int, Any]] = []
+    for index, (result, arguments) in enumerate(zip(results, calls, strict=True)):
+        provenance.record(index, result)
+        recorded.append((index, result))
+        # Looked up between records: the grid is built in parts, as a guard builds it.
+        assert _shown(provenance.flows_into(arguments)) == _shown(_oracle(recorded, arguments))
+
+
+def test_a_copy_at_each_offset_of_a_long_ascii_text_is_found() -> None:
+    """Every offset modulo the grid's step, in a text longer than any hypothesis draws."""
+    text = "".join(f"w{n:04d} " for n in range(2000))  # 12,000 characters
+    provenance = Provenance()
+    provenance.record(0, {"content": [{"type": "text", "text": text}]})
+    for start in range(100, 140):
+        for length in (GRAM, GRAM + 1, GRAM + 3, 15, 40):
+            value = text[start:start + length]
+            flows = provenance.flows_into({"q": value})
+            assert [(f.source, f.kind) for f in flows] == [(0, CONTAINED)], (start, length)
+    assert provenance.flows_into({"q": "w0000 w0002"}) == []
