@@ -42,7 +42,7 @@ from plancheck.policy.semantics import (
     lookup,
     path_overlaps,
 )
-from plancheck.smt.limits import DEFAULT_TIMEOUT_MS
+from plancheck.smt.limits import DEFAULT_TIMEOUT_MS, Deadline, SolverTimeout
 from plancheck.smt.policy_terms import numeric_holds, string_holds
 
 DELETE_WEIGHT = 2
@@ -64,9 +64,13 @@ class PolicyRepair:
 
 
 class _Repair:
-    def __init__(self, calls: list[PolicyCall], policies: PolicySet) -> None:
+    """The constraints, built under ``deadline``: building them is Python, which Z3's time
+    limit does not reach (a windowed ``at most`` over a 240-step plan took 6 s to build)."""
+
+    def __init__(self, calls: list[PolicyCall], policies: PolicySet, deadline: Deadline) -> None:
         self.calls = calls
         self.policies = policies
+        self.deadline = deadline
         self.keep = [z3.Bool(f"keep_{i}") for i in range(len(calls))]
         self.opt = z3.Optimize()
         self.values: dict[tuple[int, str], tuple[Any, Any]] = {}  # (step, arg) -> (var, old)
@@ -83,6 +87,7 @@ class _Repair:
     def kept_before(self, flags: list[bool]) -> list[Any]:
         out, so_far = [], z3.BoolVal(False)
         for i, flag in enumerate(flags):
+            self.deadline.check()
             out.append(so_far)
             if flag:
                 so_far = z3.Or(so_far, self.keep[i])
@@ -139,12 +144,15 @@ class _Repair:
             self._flow(rule)
 
     def _count(self, rule: Rule, counted: list[bool]) -> None:
-        keep = self.keep
-        position = [z3.Sum([z3.If(k, 1, 0) for k in keep[:i]]) if i else z3.IntVal(0)
-                    for i in range(len(keep))]
+        keep, deadline = self.keep, self.deadline
+        position = []
+        for i in range(len(keep)):
+            deadline.check()
+            position.append(z3.Sum([z3.If(k, 1, 0) for k in keep[:i]]) if i else z3.IntVal(0))
         for i, flag in enumerate(counted):
             if not flag:
                 continue
+            deadline.check()
             earlier = [z3.If(z3.And(keep[j], position[i] - position[j] < rule.window)
                              if rule.window is not None else keep[j], 1, 0)
                        for j in range(i) if counted[j]]
@@ -162,6 +170,7 @@ class _Repair:
             if rule.unless is not None else None
         path = rule.target.path
         for call in self.calls:
+            self.deadline.check()
             if not called(call.tool) or (path and str(path[0]) in call.unknown):
                 continue
             old = lookup(call.arguments, path)
@@ -184,6 +193,7 @@ class _Repair:
         from_tool, to_tool = Matcher(source.tool, toolset), Matcher(target.tool, toolset)
         tainted: list[Any] = []
         for call in self.calls:
+            self.deadline.check()
             reaching = []
             for flow in call.flows:
                 direct = z3.BoolVal(from_tool(self.calls[flow.source].tool)
@@ -201,14 +211,18 @@ def repair_policies(plan: Plan, document: list[dict[str, Any]], policies: Policy
     """The fewest deletions and value changes after which ``plan`` (whose H.3 JSON is
     ``document``) keeps every rule of ``policies``; the repaired document is renumbered."""
     calls = plan_calls(plan)
-    repair = _Repair(calls, policies)
-    for rule in policies.rules:
-        repair.rule(rule, complete)
-    for var, old in repair.values.values():  # then: numbers as close to the old ones as can be
-        if not isinstance(old, str):
-            distance = var - old
-            repair.opt.minimize(z3.If(distance >= 0, distance, -distance))
-    repair.opt.set("timeout", max(timeout_ms, 1))
+    deadline = Deadline(timeout_ms)
+    try:
+        repair = _Repair(calls, policies, deadline)
+        for rule in policies.rules:
+            repair.rule(rule, complete)
+        for var, old in repair.values.values():  # then: numbers as close to the old ones
+            if not isinstance(old, str):
+                distance = var - old
+                repair.opt.minimize(z3.If(distance >= 0, distance, -distance))
+        repair.opt.set("timeout", deadline.remaining_ms())  # what building them left
+    except SolverTimeout:
+        return PolicyRepair("timeout")
     answer = repair.opt.check()
     if answer == z3.unknown:
         return PolicyRepair("timeout")

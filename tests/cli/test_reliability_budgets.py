@@ -102,6 +102,29 @@ def test_fix_stops_at_its_time_limit_wherever_the_limit_falls(tmp_path: Path,
     assert cpu <= timeout_ms / 1000 + SLACK_S / 2, (cpu, result.stderr[-300:])
 
 
+def test_fix_with_policies_stops_at_its_time_limit(tmp_path: Path) -> None:
+    """A windowed ``at most`` over a long plan makes constraints quadratic in its calls; the
+    time limit covers building them (240 steps took 6.5 s of a 0.5 s limit)."""
+    import plancheck
+
+    pool = plancheck.load_toolset()
+    names = ["Precipitation_Nowcasting", "precipitation_data_convert_tool",
+             "Flood_depth_prediction", "depth_speed_model"]
+    plan = []
+    for number in range(240):
+        tool = pool.tools[names[number % 4]]
+        plan.append({"agent": tool.name, "step": number, "dependence": [-1],
+                     "dependence_content": None,
+                     "inputs": {p.name: f"d/x{number}.tif" for p in tool.inputs},
+                     "outputs": [o.name for o in tool.outputs]})
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    policy = ROOT / "tests" / "policy" / "corpus" / "disasterbench.wf"
+    cpu, result = _cpu_timed("fix", "--policy", str(policy), "--timeout-ms", "500", str(path))
+    assert "did not finish within 500 ms" in result.stderr, result.stderr[-500:]
+    assert cpu <= 0.5 + SLACK_S / 2, cpu
+
+
 def test_a_plan_too_large_for_the_solver_says_so(tmp_path: Path) -> None:
     _, result = _timed("check", "--explain", "--format", "json", str(_plan(tmp_path, 3000)))
     (too_large,) = [d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "PC405"]
