@@ -117,6 +117,8 @@ def _not_json_data(value: Any) -> str | None:
     """Where a Python value holds an object key JSON could not (``{1: ...}``), or None."""
     from plancheck.diagnostics.span import escape_pointer
 
+    if _string_keys_only(value):  # the common answer, without a pointer per member
+        return None
     pending: list[tuple[Any, str]] = [(value, "")]
     while pending:
         item, pointer = pending.pop()
@@ -129,6 +131,26 @@ def _not_json_data(value: Any) -> str | None:
         elif isinstance(item, (list, tuple)):
             pending.extend((member, f"{pointer}/{i}") for i, member in enumerate(item))
     return None
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def _string_keys_only(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            for key, member in item.items():
+                if type(key) is not str and not isinstance(key, str):
+                    return False
+                if type(member) not in _LEAVES:
+                    pending.append(member)
+        elif isinstance(item, (list, tuple)):
+            for member in item:
+                if type(member) not in _LEAVES:
+                    pending.append(member)
+    return True
 
 
 def score(

@@ -101,3 +101,17 @@ def test_every_entry_point_reads_a_shape_alike(shape: str, pool: plancheck.Tools
     assert [code for code, _ in expected] == ["PC203"], expected  # `content` missing, only
     assert "write_file" in expected[0][1]
     assert {name: f for name, f in found.items() if f != expected} == {}
+
+
+@pytest.mark.parametrize(("plan", "where", "key"), [
+    ([{"agent": "x", "inputs": {1: "a"}}], "/0/inputs", "1"),
+    ([{"agent": "x", "inputs": ({"k": {2: "b"}},)}], "/0/inputs/0/k", "2"),
+    ([{"agent": "x", "inputs": {"a/b": [{None: 1}]}}], "/0/inputs/a~1b/0", "None"),
+])
+def test_a_python_value_json_cannot_hold_is_named_where_it_is(plan: Any, where: str,
+                                                              key: str) -> None:
+    """A key JSON cannot hold, found however deep (the walk that finds none builds no
+    pointers; the one that found it says where)."""
+    report = plancheck.check(plan)
+    assert [d.code for d in report.diagnostics] == ["PC100"]
+    assert f"the key {key} at `{where}` is not a string" in report.diagnostics[0].message
