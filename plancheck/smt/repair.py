@@ -8,7 +8,9 @@ The repair space
 Some edits are forced and decided directly (each still costs its weight):
 
 * **renumber** the steps 0, 1, ... in the order listed; references are re-targeted through the
-  old numbers, so a consistently 1-based plan keeps its data flow;
+  old numbers, so a consistently 1-based plan keeps its data flow, and a number no step had
+  is read in the new numbering (steps numbered from 1 whose references count from 0 keep
+  their references as written);
 * an **unknown tool** becomes the closest tool name of the pool, or else the tool whose input
   keys best match the step's;
 * an **unknown input key** is renamed to a missing input of the tool (the closest name), or
@@ -42,6 +44,7 @@ unless nothing fits (the placeholder).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -150,6 +153,12 @@ def earlier_position(by_number: Mapping[int, list[int]], number: int, consumer: 
     """The step a reference from ``consumer`` to ``number`` means (as name resolution does)."""
     before = [p for p in by_number.get(number, []) if p < consumer]
     return before[-1] if before else None
+
+
+def _renumbered_reading(by_number: Mapping[int, list[int]], number: int, consumer: int) -> bool:
+    """Whether ``number``, which no step of the plan has, names an earlier step once the steps
+    are numbered 0, 1, ... (what the repaired plan's numbers are)."""
+    return number not in by_number and 0 <= number < consumer
 
 
 # --------------------------------------------------------------------------- the draft
@@ -288,6 +297,10 @@ class _Drafter:
         if isinstance(value, Reference):
             source = earlier_position(self.by_number, value.step, position)
             wanted_key = value.key
+            if source is None and _renumbered_reading(self.by_number, value.step, position):
+                # No step had this number: read in the new numbering, the text may already
+                # say the right thing (steps numbered from 1, references from 0).
+                source = value.step
         elif isinstance(value, MalformedReference) and value.step is not None:
             source = earlier_position(self.by_number, value.step, position)
         fitting = [(q, o) for q, o in self.outputs_before(position)
@@ -348,80 +361,121 @@ def _solve(drafts: list[_StepDraft], plan: Plan, toolset: Toolset, deadline: Dea
     for a timeout, and on one problem for a whole 250-step plan it overran a 0.5 s limit by 12 s.
     """
     by_number = producer_positions(plan)
+    # A context of its own: in the shared one, which of two equally cheap choices Z3 returns
+    # depended on the problems solved before in the process (a batch repaired one plan two
+    # ways); in its own, the answer depends on the plan alone.
+    context = z3.Context()
     picks: dict[tuple[int, int], _Option] = {}
     for draft in drafts:
         deadline.check()
         if not draft.slots:
             continue
-        step_picks = _solve_step(draft, by_number, toolset, deadline)
+        step_picks = _forced(draft, toolset) if all(
+            len(slot.options) == 1 for slot in draft.slots) else \
+            _solve_step(draft, by_number, toolset, deadline, context)
         if step_picks is None:
             return {}
         picks.update(step_picks)
     return picks
 
 
-def _solve_step(draft: _StepDraft, by_number: Mapping[int, list[int]], toolset: Toolset,
-                deadline: Deadline) -> dict[tuple[int, int], _Option] | None:
-    """The cheapest options for one step's slots, or None when no choice satisfies the hard
-    constraints (the predecessor limit)."""
-    optimizer = z3.Optimize()
-    chosen: dict[tuple[int, int], Any] = {}
+def _forced(draft: _StepDraft, toolset: Toolset) -> dict[tuple[int, int], _Option] | None:
+    """The one choice of a step whose every slot has one option (most steps of a plan: their
+    literals and valid references are kept), None when it breaks the predecessor limit: what
+    the solver would answer, without building a problem."""
     p = draft.step.position
-    edges: dict[int, list[Any]] = {}
-    pairs: dict[tuple[int, str], list[Any]] = {}
-    bridges: list[Any] = []
+    picks = {(p, s): slot.options[0] for s, slot in enumerate(draft.slots)}
+    limit = toolset.max_predecessors
+    if limit is not None:
+        sources = {o.source for o in picks.values() if o.kind != "bridge" and o.source is not None}
+        used = len(sources) + sum(o.kind == "bridge" for o in picks.values())
+        if used and used > limit:
+            return None
+    return picks
+
+
+def _solve_step(draft: _StepDraft, by_number: Mapping[int, list[int]], toolset: Toolset,
+                deadline: Deadline, context: z3.Context) -> dict[tuple[int, int], _Option] | None:
+    """The cheapest options for one step's slots, or None when no choice satisfies the hard
+    constraints (the predecessor limit).
+
+    The problem is written as SMT-LIB text and parsed by Z3 at once: built term by term
+    through Z3's Python API, a 250-step plan's problems took 2.5 s of Python, most of the
+    default time limit, before Z3 solved anything."""
+    p = draft.step.position
+    lines: list[str] = []
+    edges: dict[int, list[str]] = {}
+    pairs: dict[tuple[int, str], list[str]] = {}
+    bridges: list[str] = []
     for s, slot in enumerate(draft.slots):
         flags = []
         for o, option in enumerate(slot.options):
-            flag = z3.Bool(f"o_{p}_{s}_{o}")
-            chosen[(s, o)] = flag
+            flag = f"o_{p}_{s}_{o}"
             flags.append(flag)
+            lines.append(f"(declare-const {flag} Bool)")
             if option.cost:
-                optimizer.add_soft(z3.Not(flag), option.cost, id="repair")
+                lines.append(f"(assert-soft (not {flag}) :weight {option.cost} :id repair)")
             if option.kind == "bridge":
                 bridges.append(flag)
             elif option.source is not None:
                 edges.setdefault(option.source, []).append(flag)
                 assert option.key is not None
                 pairs.setdefault((option.source, option.key), []).append(flag)
-        optimizer.add(z3.PbEq([(f, 1) for f in flags], 1))
-    uses = {q: z3.Or(*flags) for q, flags in edges.items()}
+        ones = " 1" * len(flags)
+        lines.append(f"(assert ((_ pbeq 1{ones}) {' '.join(flags)}))" if flags else
+                     "(assert false)")
+    uses = {q: _any(flags) for q, flags in edges.items()}
     limit = toolset.max_predecessors
     if limit is not None and (uses or bridges):
-        optimizer.add(z3.Sum([z3.If(u, 1, 0) for u in (*uses.values(), *bridges)]) <= limit)
+        counted = " ".join(f"(ite {u} 1 0)" for u in (*uses.values(), *bridges))
+        lines.append(f"(assert (<= (+ 0 {counted}) {limit}))" if limit >= 0 else
+                     "(assert false)")
     step = draft.step
     if step.declares_dependence:
         if step.dependence is not None:
             wanted, exact = _declared_positions(step.dependence, by_number, p)
-            terms = [u if q in wanted else z3.Not(u) for q, u in uses.items()]
-            terms += [z3.Not(b) for b in bridges]
+            terms = [u if q in wanted else f"(not {u})" for q, u in uses.items()]
+            terms += [f"(not {b})" for b in bridges]
             if not exact or any(q not in uses for q in wanted):
-                terms.append(z3.BoolVal(False))
-            optimizer.add_soft(z3.And(*terms), W_DEPENDENCE, id="repair")
+                terms.append("false")
+            lines.append(f"(assert-soft {_all(terms)} :weight {W_DEPENDENCE} :id repair)")
         declared = _declared_content(step, by_number) or {}
         terms = []
         for (q, k), flags in pairs.items():
-            used = z3.Or(*flags)
-            terms.append(used if k in declared.get(q, ()) else z3.Not(used))
-        terms += [z3.Not(b) for b in bridges]
+            used = _any(flags)
+            terms.append(used if k in declared.get(q, ()) else f"(not {used})")
+        terms += [f"(not {b})" for b in bridges]
         for q, keys in declared.items():
             if any((q, k) not in pairs for k in keys):
-                terms.append(z3.BoolVal(False))
-        optimizer.add_soft(z3.And(*terms), W_CONTENT, id="repair")
+                terms.append("false")
+        lines.append(f"(assert-soft {_all(terms)} :weight {W_CONTENT} :id repair)")
+    optimizer = z3.Optimize(ctx=context)
+    optimizer.from_string("\n".join(lines))
     optimizer.set("timeout", deadline.remaining_ms())
     answer = optimizer.check()
     if answer == z3.unknown:
         raise SolverTimeout
     if answer != z3.sat:
         return None
-    model = optimizer.model()
+    true = set(_TRUE_FLAG.findall(optimizer.model().sexpr()))
     picks: dict[tuple[int, int], _Option] = {}
     for s, slot in enumerate(draft.slots):
         for o, option in enumerate(slot.options):
-            if z3.is_true(model.eval(chosen[(s, o)], model_completion=True)):
+            if f"o_{p}_{s}_{o}" in true:
                 picks[(p, s)] = option
                 break
     return picks
+
+
+_TRUE_FLAG = re.compile(r"\(define-fun (o_\d+_\d+_\d+) \(\) Bool\s+true\)")
+
+
+def _any(flags: list[str]) -> str:
+    return f"(or {' '.join(flags)})"
+
+
+def _all(terms: list[str]) -> str:
+    return f"(and {' '.join(terms)})" if terms else "true"
 
 
 def _declared_positions(dependence: Sequence[int], by_number: Mapping[int, list[int]],
@@ -432,6 +486,8 @@ def _declared_positions(dependence: Sequence[int], by_number: Mapping[int, list[
         if number == -1:
             continue
         position = earlier_position(by_number, number, consumer)
+        if position is None and _renumbered_reading(by_number, number, consumer):
+            position = number
         if position is None:
             exact = False
         else:
@@ -448,6 +504,8 @@ def _declared_content(step: Step, by_number: Mapping[int, list[int]]
     found: dict[int, tuple[str, ...]] = {}
     for number, keys in step.dependence_content.items():
         position = earlier_position(by_number, number, step.position)
+        if position is None and _renumbered_reading(by_number, number, step.position):
+            position = number
         if position is None:
             return {-2: ("",)}  # an entry no choice of bindings can produce
         found[position] = tuple(keys)
