@@ -99,6 +99,9 @@ class _Encoding:
         self.plan = plan
         self.toolset = toolset
         self.deadline = deadline
+        # A context of its own: in the shared one, which cores the enumeration found first
+        # (and so which were reported under the limit) depended on what was solved before.
+        self.ctx = z3.Context()
         self.by_number = producer_positions(plan)
         self.facts: list[Fact] = []
         self.meanings: list[Any] = []
@@ -150,7 +153,7 @@ class _Encoding:
 
     def build(self) -> _Encoding:
         steps = self.plan.steps
-        self.top = [z3.Bool(f"top_{s.position}") for s in steps]
+        self.top = [z3.Bool(f"top_{s.position}", self.ctx) for s in steps]
         self.uses: dict[tuple[int, int], Any] = {}
         self.bindings: dict[tuple[int, str], tuple[Any, Any, Any]] = {}
         last_key = len(self.keys) - 1
@@ -164,9 +167,9 @@ class _Encoding:
             numbers: dict[str, int] = {}
             for argument in step.args:
                 a = numbers.setdefault(argument.name, len(numbers))
-                is_ref = z3.Bool(f"ref_{p}_{a}")
-                source = z3.Int(f"src_{p}_{a}")
-                key = z3.Int(f"key_{p}_{a}")
+                is_ref = z3.Bool(f"ref_{p}_{a}", self.ctx)
+                source = z3.Int(f"src_{p}_{a}", self.ctx)
+                key = z3.Int(f"key_{p}_{a}", self.ctx)
                 self.bindings[(p, argument.name)] = (is_ref, source, key)
                 if p == 0:
                     self.hard.append(z3.Not(is_ref))
@@ -188,7 +191,7 @@ class _Encoding:
             for q in range(p):
                 self.uses[(p, q)] = z3.Or(*[
                     z3.And(self.bindings[(p, a.name)][0], self.bindings[(p, a.name)][1] == q)
-                    for a in step.args]) if step.args else z3.BoolVal(False)
+                    for a in step.args]) if step.args else z3.BoolVal(False, self.ctx)
         for step in steps:
             self._tick()
             self._step_facts(step)
@@ -197,7 +200,7 @@ class _Encoding:
             bounds = [z3.Sum([z3.If(self.uses[(s.position, q)], 1, 0)
                               for q in range(s.position)]) <= limit
                       for s in steps if s.position > 0]
-            self._fact(Fact("limit", -1), z3.And(*bounds))
+            self._fact(Fact("limit", -1), _all(bounds, self.ctx))
         return self
 
     def _fact(self, fact: Fact, meaning: Any) -> None:
@@ -230,8 +233,8 @@ class _Encoding:
             # As the plain check reads the field: [-1] alone, or the steps used, never both.
             numbers = set(step.dependence)
             if None in wanted or not numbers or (-1 in numbers and len(numbers) > 1):
-                terms.append(z3.BoolVal(False))
-            self._fact(Fact("dependence", p), z3.And(*terms))
+                terms.append(z3.BoolVal(False, self.ctx))
+            self._fact(Fact("dependence", p), _all(terms, self.ctx))
         self._fact(Fact("content", p), self._content_meaning(step))
 
     def _target(self, number: int, consumer: int) -> int:
@@ -247,22 +250,32 @@ class _Encoding:
         p = step.position
         declared: dict[int, tuple[str, ...]] = {}
         # ``{}`` is never right: no dependencies are written null.
-        terms: list[Any] = [z3.BoolVal(False)] if step.dependence_content == {} else []
+        terms: list[Any] = [z3.BoolVal(False, self.ctx)] if step.dependence_content == {} else []
         for number, keys in (step.dependence_content or {}).items():
             q = earlier_position(self.by_number, number, p)
             if q is None:
-                terms.append(z3.BoolVal(False))
+                terms.append(z3.BoolVal(False, self.ctx))
                 continue
             declared[q] = tuple(keys)
         refs = [self.bindings[(p, a.name)] for a in step.args]
         for is_ref, source, key in refs:
             for q in range(p):
                 allowed = [key == self._key(k) for k in declared.get(q, ())]
-                terms.append(z3.Implies(z3.And(is_ref, source == q), z3.Or(*allowed)))
+                terms.append(z3.Implies(z3.And(is_ref, source == q), _any(allowed, self.ctx)))
         for q, keys in declared.items():
             for k in keys:
-                terms.append(z3.Or(*[z3.And(r, s == q, kk == self._key(k)) for r, s, kk in refs]))
-        return z3.And(*terms)
+                terms.append(_any([z3.And(r, s == q, kk == self._key(k)) for r, s, kk in refs],
+                                  self.ctx))
+        return _all(terms, self.ctx)
+
+
+def _all(terms: list[Any], ctx: z3.Context) -> Any:
+    """``And`` of ``terms`` in ``ctx`` (z3's ``And()`` of nothing lands in the shared one)."""
+    return z3.And(*terms) if terms else z3.BoolVal(True, ctx)
+
+
+def _any(terms: list[Any], ctx: z3.Context) -> Any:
+    return z3.Or(*terms) if terms else z3.BoolVal(False, ctx)
 
 
 # --------------------------------------------------------------------------- MARCO
@@ -273,13 +286,14 @@ class _Cores:
 
     def __init__(self, encoding: _Encoding, deadline: Deadline) -> None:
         self.deadline = deadline
-        self.solver = z3.Solver()
+        self.ctx = encoding.ctx
+        self.solver = z3.Solver(ctx=self.ctx)
         # In slices, checking the time between them: adding tens of thousands of constraints
         # takes seconds of its own, which no solver timeout covers.
         for first in range(0, len(encoding.hard), 2000):
             deadline.check()
             self.solver.add(*encoding.hard[first:first + 2000])
-        self.flags = [z3.Bool(f"fact_{i}") for i in range(len(encoding.facts))]
+        self.flags = [z3.Bool(f"fact_{i}", self.ctx) for i in range(len(encoding.facts))]
         for i, (flag, meaning) in enumerate(zip(self.flags, encoding.meanings, strict=True)):
             if i % 200 == 0:
                 deadline.check()
@@ -319,8 +333,8 @@ class _Cores:
         if sat:
             return []
         found: list[list[int]] = []
-        seeds = z3.Solver()
-        marks = [z3.Bool(f"map_{i}") for i in everything]
+        seeds = z3.Solver(ctx=self.ctx)
+        marks = [z3.Bool(f"map_{i}", self.ctx) for i in everything]
         while len(found) < limit:
             seeds.set("timeout", self.deadline.remaining_ms())
             answer = seeds.check()
@@ -333,11 +347,11 @@ class _Cores:
             sat, core = self.satisfiable(seed)
             if sat:
                 grown = self.grow(seed)
-                seeds.add(z3.Or(*[marks[i] for i in everything if i not in grown]))
+                seeds.add(_any([marks[i] for i in everything if i not in grown], self.ctx))
             else:
                 minimal = self.shrink(core)
                 found.append(minimal)
-                seeds.add(z3.Or(*[z3.Not(marks[i]) for i in minimal]))
+                seeds.add(_any([z3.Not(marks[i]) for i in minimal], self.ctx))
         return found
 
 
