@@ -22,6 +22,34 @@ def format_reference(step: int, key: str) -> str:
     return f"<GENERATED>-{step}-<{key}>"
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def respell(model: Reference, step: int, key: str) -> str:
+    """A reference to output ``key`` of ``step`` written as ``model`` is written: the same
+    syntax and numbering (``{{steps.1.output.x}}`` with steps counted from 1 gives
+    ``{{steps.3.output.key}}`` for step 2). Read from the text itself: the output's name and
+    the one number outside it are replaced. The common spelling when that cannot be done (no
+    text, a syntax that names calls by label, a number that is not alone)."""
+    raw = model.raw
+    written = model.key + model.path
+    at = raw.rfind(written) if raw and model.key else -1
+    if at < 0 or "$" in raw or REFERENCE_RE.match(raw):
+        return format_reference(step, key)
+    before, after = raw[:at], raw[at + len(written):]
+    numbers = [(0, m) for m in _DIGITS.finditer(before)] + \
+        [(1, m) for m in _DIGITS.finditer(after)]
+    if len(numbers) != 1:
+        return format_reference(step, key)
+    side, number = numbers[0]
+    shown = str(step + int(number.group()) - model.step)
+    if side == 0:
+        before = before[:number.start()] + shown + before[number.end():]
+    else:
+        after = after[:number.start()] + shown + after[number.end():]
+    return before + key + after
+
+
 @lru_cache(maxsize=2048)
 def reference_parts(value: str) -> tuple[int, str] | None:
     """The step number and output key of a reference in the common spelling,

@@ -34,7 +34,7 @@ from plancheck.ir.nodes import (
     ToolSignature,
 )
 from plancheck.ir.output_paths import output_at
-from plancheck.ir.references import format_reference
+from plancheck.ir.references import format_reference, respell
 
 
 # The classes of this module are plain classes (compiled to native classes by mypyc), not
@@ -523,9 +523,9 @@ def _unknown_key(step: Step, argument: Argument, ref: Reference, producer_positi
     producer_name = tool.name if tool else (producer.tool or "?")
     suggestions = []
     if guess and ref.span.pointer is not None:
+        fixed = respell(ref, ref.step, guess)
         suggestions.append(Suggestion(
-            f"use `{format_reference(ref.step, guess)}`",
-            (Edit(ref.span.pointer, format_reference(ref.step, guess)),),
+            f"use `{fixed}`", (Edit(ref.span.pointer, fixed),),
             "machine-applicable" if len(available) == 1 else "maybe-incorrect",
         ))
     if ref.path and tool is not None and tool.output(ref.key) is not None:

@@ -20,9 +20,9 @@ from functools import lru_cache
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
 from plancheck.ir.lattice import Compat, TypeLattice
-from plancheck.ir.nodes import Argument, Literal, Param, Step, Toolset, ToolSignature
+from plancheck.ir.nodes import Argument, Literal, Param, Reference, Step, Toolset, ToolSignature
 from plancheck.ir.output_paths import input_place
-from plancheck.ir.references import format_reference
+from plancheck.ir.references import respell
 from plancheck.ir.schema_types import VALUE, declared_kind, json_shown, with_holes
 from plancheck.typecheck.names import Link, PlanFacts
 
@@ -216,7 +216,7 @@ def reference_diagnostic(
             label=f"expected `{param.type}`, found `{output.type}`",
             secondary=[producer_label],
             help=_bridging_help(output, param, producer_tool, tool, toolset)
-            + _alternatives_help(consumer, param, facts, lattice),
+            + _alternatives_help(consumer, param, facts, lattice, reference),
             data=data,
             suggestions=_bridging_suggestions(output, param, toolset),
         )
@@ -344,13 +344,13 @@ def _bridging_suggestions(output: Param, param: Param, toolset: Toolset) -> list
 
 
 def _alternatives_help(
-    consumer: Step, param: Param, facts: PlanFacts, lattice: TypeLattice
+    consumer: Step, param: Param, facts: PlanFacts, lattice: TypeLattice, model: Reference
 ) -> list[str]:
-    """Earlier outputs that would fit (a mis-bound reference)."""
+    """Earlier outputs that would fit (a mis-bound reference), written as ``model`` is."""
     options = []
-    for position, reference in _fitting_outputs(facts, lattice, param.type):
+    for position, index, output in _fitting_outputs(facts, lattice, param.type):
         if position < consumer.position:
-            options.append(reference)
+            options.append(f"`{respell(model, index, output)}`")
             if len(options) == 4:
                 break
     if not options:
@@ -359,11 +359,11 @@ def _alternatives_help(
 
 
 def _fitting_outputs(facts: PlanFacts, lattice: TypeLattice, wanted: str
-                     ) -> list[tuple[int, str]]:
-    """Every output of a numbered step that fits ``wanted``, as (position, reference), in
-    plan order: found once per type and plan (a plan of thousands of mis-bound steps asked
-    for it once per step, and scanned every earlier step each time)."""
-    cache: dict[tuple[str, int, int], list[tuple[int, str]]] = \
+                     ) -> list[tuple[int, int, str]]:
+    """Every output of a numbered step that fits ``wanted``, as (position, step number,
+    output), in plan order: found once per type and plan (a plan of thousands of mis-bound
+    steps asked for it once per step, and scanned every earlier step each time)."""
+    cache: dict[tuple[str, int, int], list[tuple[int, int, str]]] = \
         facts.memo.setdefault("fitting", {})
     key = (wanted, id(lattice), len(facts.order))
     found = cache.get(key)
@@ -376,7 +376,7 @@ def _fitting_outputs(facts: PlanFacts, lattice: TypeLattice, wanted: str
                 continue
             for output in tool.outputs:
                 if lattice.compat(output, wanted) is Compat.OK:
-                    found.append((position, f"`{format_reference(index, output.name)}`"))
+                    found.append((position, index, output.name))
     return found
 
 
