@@ -583,7 +583,10 @@ class _Builder:
             }
             result.append(new_step)
             self.dependence_actions(step, dependence, content, by_number)
-            if step.outputs != draft.tool.output_names:
+            # A tool call lists no outputs (nor does a step written without them outside the
+            # plan schema): writing them is no repair of it, and costs nothing.
+            if step.outputs != draft.tool.output_names and (
+                    step.outputs is not None or step.declares_dependence):
                 self.actions.append(RepairAction(
                     "PC204", p, f"list the outputs of `{draft.tool.name}` in step "
                     f"{self.new_position[p]}", W_OUTPUTS,

@@ -384,3 +384,21 @@ def test_explanations_of_real_completions_are_the_same_every_time(parity_cases: 
             for _, value in plans]
 
     assert explained() == explained()
+
+
+def test_fix_of_tool_calls_writes_no_outputs(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Tool calls list no outputs: the repair of a misnamed output key is that key, not also
+    "list the outputs" of every call (it was 3 changes of weight 4 for 1 of weight 2)."""
+    calls = [{"id": "c1", "type": "function", "function": {
+                 "name": "Weather_Degraded_Image_Restoration",
+                 "arguments": json.dumps({"weather_degraded_image_path": "a.jpg"})}},
+             {"id": "c2", "type": "function", "function": {
+                 "name": "Crowd_Counting_in_Adverse_Weather",
+                 "arguments": json.dumps({"image_path": "{{steps.0.output.restored_img_path}}"})}}]
+    path = tmp_path / "calls.json"
+    path.write_text(json.dumps({"tool_calls": calls}), encoding="utf-8")
+    assert main(["fix", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "1 change (1 edit, weight 2)" in err, err
+    assert "list the outputs" not in err
