@@ -113,44 +113,44 @@ def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPh
     return [policy_phase(usable_policies(policies, toolset), complete=not prefix)]
 
 
-def _not_json_data(value: Any) -> str | None:
-    """Where a Python value holds an object key JSON could not (``{1: ...}``), or None."""
-    from plancheck.diagnostics.span import escape_pointer
-
-    if _string_keys_only(value):  # the common answer, without a pointer per member
-        return None
-    pending: list[tuple[Any, str]] = [(value, "")]
-    while pending:
-        item, pointer = pending.pop()
-        if isinstance(item, dict):
-            for key, member in item.items():
-                if not isinstance(key, str):
-                    return (f"the key {key!r} at `{pointer or '/'}` is not a string "
-                            f"({type(key).__name__})")
-                pending.append((member, f"{pointer}/{escape_pointer(key)}"))
-        elif isinstance(item, (list, tuple)):
-            pending.extend((member, f"{pointer}/{i}") for i, member in enumerate(item))
-    return None
-
-
+# Values with nothing inside to look into.
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
-def _string_keys_only(value: Any) -> bool:
-    pending = [value]
+def _not_json_data(value: Any) -> str | None:
+    """Where a Python value holds an object key JSON could not (``{1: ...}``), or None. Each
+    container is kept with its parent and the key that leads to it, so a pointer is built only
+    for the key that fails (building one per member was a third of ``check()``'s time)."""
+    nodes: list[tuple[Any, int, object]] = [(value, -1, "")]  # (container, parent, key to it)
+    pending = [0]
     while pending:
-        item = pending.pop()
+        at = pending.pop()
+        item = nodes[at][0]
         if isinstance(item, dict):
             for key, member in item.items():
-                if type(key) is not str and not isinstance(key, str):
-                    return False
+                if not isinstance(key, str):
+                    return (f"the key {key!r} at `{_pointer(nodes, at)}` is not a string "
+                            f"({type(key).__name__})")
                 if type(member) not in _LEAVES:
-                    pending.append(member)
+                    pending.append(len(nodes))
+                    nodes.append((member, at, key))
         elif isinstance(item, (list, tuple)):
-            for member in item:
+            for position, member in enumerate(item):
                 if type(member) not in _LEAVES:
-                    pending.append(member)
-    return True
+                    pending.append(len(nodes))
+                    nodes.append((member, at, position))
+    return None
+
+
+def _pointer(nodes: list[tuple[Any, int, object]], at: int) -> str:
+    from plancheck.diagnostics.span import escape_pointer
+
+    tokens = []
+    while at > 0:
+        _, parent, key = nodes[at]
+        tokens.append(escape_pointer(str(key)))
+        at = parent
+    return "".join(f"/{t}" for t in reversed(tokens)) or "/"
 
 
 def score(

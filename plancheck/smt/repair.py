@@ -155,10 +155,15 @@ def earlier_position(by_number: Mapping[int, list[int]], number: int, consumer: 
     return before[-1] if before else None
 
 
-def _renumbered_reading(by_number: Mapping[int, list[int]], number: int, consumer: int) -> bool:
-    """Whether ``number``, which no step of the plan has, names an earlier step once the steps
-    are numbered 0, 1, ... (what the repaired plan's numbers are)."""
-    return number not in by_number and 0 <= number < consumer
+def repaired_position(by_number: Mapping[int, list[int]], number: int, consumer: int
+                      ) -> int | None:
+    """The earlier step a number written in ``consumer`` means to the repair: as name
+    resolution reads it, or, when no step of the plan has that number, the step it names once
+    the steps are numbered 0, 1, ... (the repaired plan's numbers)."""
+    position = earlier_position(by_number, number, consumer)
+    if position is None and number not in by_number and 0 <= number < consumer:
+        return number
+    return position
 
 
 # --------------------------------------------------------------------------- the draft
@@ -295,12 +300,10 @@ class _Drafter:
         if isinstance(value, Literal):
             return [_Option("keep", 0, value.value)]
         if isinstance(value, Reference):
-            source = earlier_position(self.by_number, value.step, position)
+            # (a number no step had may already say the right thing in the new numbering:
+            # steps numbered from 1, references from 0)
+            source = repaired_position(self.by_number, value.step, position)
             wanted_key = value.key
-            if source is None and _renumbered_reading(self.by_number, value.step, position):
-                # No step had this number: read in the new numbering, the text may already
-                # say the right thing (steps numbered from 1, references from 0).
-                source = value.step
         elif isinstance(value, MalformedReference) and value.step is not None:
             source = earlier_position(self.by_number, value.step, position)
         fitting = [(q, o) for q, o in self.outputs_before(position)
@@ -485,9 +488,7 @@ def _declared_positions(dependence: Sequence[int], by_number: Mapping[int, list[
     for number in dependence:
         if number == -1:
             continue
-        position = earlier_position(by_number, number, consumer)
-        if position is None and _renumbered_reading(by_number, number, consumer):
-            position = number
+        position = repaired_position(by_number, number, consumer)
         if position is None:
             exact = False
         else:
@@ -503,9 +504,7 @@ def _declared_content(step: Step, by_number: Mapping[int, list[int]]
         return None
     found: dict[int, tuple[str, ...]] = {}
     for number, keys in step.dependence_content.items():
-        position = earlier_position(by_number, number, step.position)
-        if position is None and _renumbered_reading(by_number, number, step.position):
-            position = number
+        position = repaired_position(by_number, number, step.position)
         if position is None:
             return {-2: ("",)}  # an entry no choice of bindings can produce
         found[position] = tuple(keys)
