@@ -23,7 +23,9 @@ from plancheck.ir.nodes import (
 )
 from plancheck.ir.references import format_reference
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*$")
+# Used with fullmatch: "^...$" with match took "A\n" for a name ("$" allows a final newline)
+# and printed it bare, so the newline was lost on reading back.
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")
 KEYWORDS = frozenset({
     "toolset", "type", "tool", "flow", "family", "max_predecessors", "alias", "formats", "in",
     "out", "category", "doc", "plan", "uses", "step", "any", "true", "false", "null",
@@ -32,7 +34,7 @@ _LINE_LIMIT = 100
 
 
 def is_identifier(text: str) -> bool:
-    return bool(_IDENTIFIER.match(text)) and text not in KEYWORDS and not (
+    return bool(_IDENTIFIER.fullmatch(text)) and text not in KEYWORDS and not (
         text.startswith("step") and text[4:5].isdigit()
     )
 
