@@ -122,7 +122,7 @@ def _has_nested(value: list[Any] | dict[str, Any]) -> bool:
 def _value_text(argument_value: Literal | Reference | MalformedReference) -> str:
     if isinstance(argument_value, Reference):
         key = argument_value.key
-        if _IDENTIFIER.match(key):
+        if _IDENTIFIER.fullmatch(key):
             return f"step{argument_value.step}.{key}"
         return f"step{argument_value.step}[{_json(key)}]"
     if isinstance(argument_value, MalformedReference):

@@ -63,7 +63,7 @@ tool_names = names.filter(str.strip)
 
 
 @given(tool=tool_names, key=names, output=output_names, pool=names)
-@example(tool="0", key="0", output="0", pool="A\n")  # a name that ends in a newline
+@example(tool="0", key="0", output="0", pool="A\n")  # names that end in a newline
 @example(tool="step\n", key="k\n", output="out\n", pool="p")
 @settings(max_examples=200, deadline=None)
 def test_any_name_round_trips(tool: str, key: str, output: str, pool: str) -> None:
