@@ -5,17 +5,25 @@ The hooks, each called with the phase's rank set on the findings (so what a hook
 ordered with its phase):
 
 * :meth:`Rule.start`, once the facts of every step are known, before the first step;
-* :meth:`Rule.clean`, on a step read from JSON (a candidate, see
-  :mod:`plancheck.checks.view`): whether the rule's check of the step could find nothing it
-  cannot report from the JSON. The step is settled (never lowered) when every rule says so;
+* :meth:`Rule.clean`, on the steps read from JSON (the candidates, see
+  :mod:`plancheck.checks.view`): those the rule's check finds nothing in that it cannot report
+  from the JSON. A step is settled (never lowered) when every rule keeps it;
 * :meth:`Rule.step`, on each step in the order listed, settled or not (for a rule that needs
   only what the view gives both ways: ``view.call_key()``, the number, the tool);
 * or instead, for a rule that works from the JSON of a settled step: :meth:`Rule.settled` on
-  each settled step (work from ``view.bindings`` and ``view.fields``) and
-  :meth:`Rule.lowered` on each step that is not settled (work from ``view.ir``, its IR),
-  either left out when the rule has nothing to do on such a step. The walk calls the one
-  that fits, so a hook never asks which kind of step it has;
+  each run of consecutive settled steps (work from ``view.reads``, ``view.bindings`` and
+  ``view.fields``) and :meth:`Rule.lowered` on each step that is not settled (work from
+  ``view.ir``, its IR), either left out when the rule has nothing to do on such a step. The
+  walk calls the one that fits, so a hook never asks which kind of step it has;
 * :meth:`Rule.finish`, after the last step.
+
+The walk hands :meth:`Rule.clean` and :meth:`Rule.settled` all the steps they apply to at once
+rather than one call a step: in plain Python a call and its set-up cost as much as a clean
+step's check, and a three-step plan would make some thirty of them. So within a run of settled
+steps each rule sees every step before the next rule starts (findings still come out in phase
+order, then step order, as :class:`~plancheck.diagnostics.findings.Findings` sorts them): what
+a rule does on a settled step may read that step's view and facts, and its own state, never
+what another rule does on the same run.
 
 A rule keeps nothing itself (one object serves every plan): what it carries from step to step
 goes in ``context.state`` under its name. A rule whose :meth:`Rule.step` only uses what the
@@ -24,6 +32,8 @@ lowering a settled one on demand.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from plancheck.checks.context import CheckContext
 from plancheck.checks.phases import rank
@@ -63,19 +73,26 @@ class Rule:
     def start(self, context: CheckContext) -> None:
         """Before the first step."""
 
-    def clean(self, view: StepView, context: CheckContext) -> bool:
-        """Whether the check of a candidate step finds nothing it cannot report from the
-        JSON."""
-        return True
+    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
+        """Of the candidate steps ``views`` (in the order listed), those whose check finds
+        nothing the rule cannot report from the JSON."""
+        return views
 
     def step(self, view: StepView, context: CheckContext) -> None:
         """Check one step, settled or not."""
 
-    def settled(self, view: StepView, context: CheckContext) -> None:
-        """Check one settled step (``view.bindings``, ``view.fields``: its JSON as read)."""
+    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+        """Check a run of consecutive settled steps, in order (``view.reads``,
+        ``view.bindings``, ``view.fields``: each one's JSON as read). Unless overridden:
+        :meth:`step` on each (what a rule with a step hook does)."""
+        step = self.step
+        for view in views:
+            step(view, context)
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
-        """Check one step that is not settled (``view.ir`` is its IR)."""
+        """Check one step that is not settled (``view.ir`` is its IR). Unless overridden:
+        :meth:`step`."""
+        self.step(view, context)
 
     def finish(self, context: CheckContext) -> None:
         """After the last step."""

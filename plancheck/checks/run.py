@@ -23,8 +23,9 @@ class OnePass(CheckContext):
     rule's phase. The walk is itself the context the rules read.
 
     Each walk is one loop with the hooks' calls inline (no call per step into the walk
-    itself): the plain-Python build pays for every call, and a plan of three steps makes
-    some thirty hook calls."""
+    itself), and over a plan read from JSON each rule's clean hook and settled hook is called
+    once for all the steps it applies to (a run of consecutive settled steps; most plans are
+    one run): the plain-Python build pays for every call."""
 
     __slots__ = ("rules",)
 
@@ -36,51 +37,71 @@ class OnePass(CheckContext):
 
     def run_steps(self, steps: Iterable[Step]) -> None:
         """Check the steps of a lowered plan, each with its IR, in the order listed."""
-        facts, findings, hooks = self.facts, self.findings, self.rules.lowered_hooks
+        facts, findings, rules = self.facts, self.findings, self.rules.lowered_rules
         tools = facts.tools
         self._start()
         for step in steps:
             position = step.position
             view = StepView(facts, position, step.index, step.tool, tools.get(position), step)
-            for rank, hook in hooks:
-                findings.phase = rank
-                hook(view, self)
+            for rule in rules:
+                findings.phase = rule.rank
+                rule.lowered(view, self)
         self._finish()
 
-    def run_views(self, views: Iterable[StepView]) -> None:
+    def run_views(self, views: list[StepView]) -> None:
         """Check the steps of a plan read from JSON, in the order listed. A candidate (see
-        :mod:`.view`) is settled when every rule finds it clean; any other step's IR is made
-        (if it has none yet) and the hooks of a step that is not settled run on it."""
+        :mod:`.view`) is settled when every rule's clean hook keeps it, and the settled hooks
+        run on each run of consecutive settled steps; any other step's IR is made (if it has
+        none yet) and the hooks of a step that is not settled run on it."""
         facts, findings, rules, tables = self.facts, self.findings, self.rules, self.tables
-        cleaners, settled, lowered = rules.clean_hooks, rules.settled_hooks, rules.lowered_hooks
-        literals = tables.literals if tables is not None else None
+        settled, lowered = rules.settled_rules, rules.lowered_rules
+        if tables is not None:
+            literals = tables.literals
+            candidates = [view for view in views
+                          if view.entry is not None and view.read_inputs(literals)]
+            for cleaner in rules.clean_rules:
+                if not candidates:
+                    break
+                candidates = cleaner.clean(candidates, self)
+            for view in candidates:
+                view.settled = True
+            if len(candidates) == len(views):  # the common case: one run of every step
+                self._start()
+                for rule in settled:
+                    findings.phase = rule.rank
+                    rule.settled(views, self)
+                self._finish()
+                return
         self._start()
-        for view in views:
-            if view.entry is not None and literals is not None and view.read_inputs(literals):
-                for clean in cleaners:
-                    if not clean(view, self):
-                        break
-                else:
-                    view.settled = True
-                    for rank, hook in settled:
-                        findings.phase = rank
-                        hook(view, self)
-                    continue
+        count, first = len(views), 0
+        while first < count:
+            view = views[first]
+            if view.settled:
+                end = first + 1
+                while end < count and views[end].settled:
+                    end += 1
+                run = views[first:end]
+                for rule in settled:
+                    findings.phase = rule.rank
+                    rule.settled(run, self)
+                first = end
+                continue
             if view.ir is None:
                 view.ir = facts.step(view.position)
-            for rank, hook in lowered:
-                findings.phase = rank
-                hook(view, self)
+            for rule in lowered:
+                findings.phase = rule.rank
+                rule.lowered(view, self)
+            first += 1
         self._finish()
 
     def _start(self) -> None:
         findings = self.findings
-        for rank, start in self.rules.start_hooks:
-            findings.phase = rank
-            start(self)
+        for rule in self.rules.start_rules:
+            findings.phase = rule.rank
+            rule.start(self)
 
     def _finish(self) -> None:
         findings = self.findings
-        for rank, finish in self.rules.finish_hooks:
-            findings.phase = rank
-            finish(self)
+        for rule in self.rules.finish_rules:
+            findings.phase = rule.rank
+            rule.finish(self)

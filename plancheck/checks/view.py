@@ -22,7 +22,7 @@ from plancheck.ir.nodes import Literal, MalformedReference, Reference, Step, Too
 from plancheck.ir.references import mentions_generated, reference_parts
 from plancheck.typecheck.names import PlanFacts, StepReferences
 
-__all__ = ["CallKey", "JsonFields", "JsonInput", "StepView"]
+__all__ = ["CallKey", "JsonFields", "JsonInput", "JsonRead", "StepView"]
 
 # A clean step object's fields, as written: tool, number, dependence, dependence content (as
 # lowering reads it), inputs and outputs (what ``compiler.lowering.clean_fields`` returns).
@@ -32,6 +32,8 @@ JsonFields: TypeAlias = tuple[
 # An input of a candidate step as read: its name, its value, and (step number, output key)
 # when the value is a reference in the common spelling.
 JsonInput: TypeAlias = tuple[str, str, tuple[int, str] | None]
+# A reference of a candidate step as read: the input's name, and (step number, output key).
+JsonRead: TypeAlias = tuple[str, tuple[int, str]]
 # What a step calls: its tool and each input's binding, by input name (see call_key).
 CallKey: TypeAlias = tuple[str, tuple[tuple[str, tuple[object, ...]], ...]]
 
@@ -42,7 +44,7 @@ class StepView:
     """One step of the plan being checked (see the module's docstring)."""
 
     __slots__ = ("_facts", "bindings", "entry", "fields", "index", "ir", "position",
-                 "producers", "refs", "settled", "signature", "tool")
+                 "producers", "reads", "refs", "settled", "signature", "tool")
 
     def __init__(self, facts: PlanFacts, position: int, index: int | None, tool: str | None,
                  signature: ToolSignature | None, step: Step | None = None,
@@ -60,6 +62,8 @@ class StepView:
         # A candidate's inputs, once read; the positions its references read, once resolved
         # (lists made then: most steps of a lowered plan are no candidates).
         self.bindings: Sequence[JsonInput] = ()
+        self.reads: Sequence[JsonRead] = ()  # its references, in input order
+        # the positions its references read, in the order of reads (once resolved)
         self.producers: Sequence[int] = ()
         self.refs: StepReferences | None = None  # what resolving its IR references found
         self.settled = False
@@ -78,15 +82,18 @@ class StepView:
         return step
 
     def read_inputs(self, literals: dict[str, bool]) -> bool:
-        """Read a candidate's inputs into :attr:`bindings`: False when some input is not
-        one the fast path reads (not a string, or a string the lowering reads as a
-        reference that is not in the common spelling). ``literals``: what is known of strings
-        met before (whether the lowering reads each as a literal)."""
+        """Read a candidate's inputs into :attr:`bindings` (and its references into
+        :attr:`reads`): False when some input is not one the fast path reads (not a string,
+        or a string the lowering reads as a reference that is not in the common spelling).
+        ``literals``: what is known of strings met before (whether the lowering reads each as
+        a literal)."""
         fields = self.fields
         if fields is None:
             return False
         bindings: list[JsonInput] = []
+        reads: list[JsonRead] = []
         self.bindings = bindings
+        self.reads = reads
         for name, value in fields[4].items():
             if type(value) is not str:
                 return False
@@ -94,6 +101,7 @@ class StepView:
                 parts = reference_parts(value)
                 if parts is not None:
                     bindings.append((name, value, parts))
+                    reads.append((name, parts))
                     continue
             literal = literals.get(value)
             if literal is None:

@@ -42,7 +42,7 @@ from plancheck.compiler.lowering import (
     step_span,
 )
 from plancheck.diagnostics.findings import Findings
-from plancheck.diagnostics.limits import plan_limit
+from plancheck.diagnostics.limits import MAX_FIELDS, MAX_STEPS, plan_limit
 from plancheck.diagnostics.model import Diagnostic
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import FormWriter, literal_term
@@ -80,10 +80,8 @@ def check_json_plan(
     ``check_plan(plan, toolset)`` would, and write its canonical form when ``form``."""
     tables = tables_for(toolset)
     findings = Findings()
-    too_large = plan_limit(value, root)
-    if too_large is not None:
-        findings.add(too_large)
-        return Checked(findings, None, False)
+    if len(value) > MAX_STEPS:
+        return _too_large(value, root)
     if not value:
         findings.report("PC112", empty_plan, root)
     clean: dict[int, CleanFields] = {}
@@ -91,9 +89,16 @@ def check_json_plan(
     views: list[StepView] = []
     add = facts.add
     tool_entry = tables.tool
+    # The fields plan_limit counts: a clean step's are counted here (its JSON is read no
+    # further before the loop ends); before the first step that is not clean is lowered,
+    # the whole plan's are counted.
+    counted: int | None = 0
     for position, item in enumerate(value):
         fields = clean_fields(item) if type(item) is dict else None
         if fields is not None:
+            if counted is not None:
+                counted += 6 + len(fields[2]) + len(fields[4]) + len(fields[5]) + (
+                    0 if fields[3] is None else len(item["dependence_content"]))
             entry = tool_entry(fields[0])
             clean[position] = fields
             if entry is not None:
@@ -104,6 +109,10 @@ def check_json_plan(
                 add(position, fields[1], fields[5], None)
                 views.append(StepView(facts, position, fields[1], fields[0], None))
             continue
+        if counted is not None:
+            if plan_limit(value, root) is not None:
+                return _too_large(value, root)
+            counted = None
         step, reported = lower_step(item, position, root, unclean=True)
         if reported:
             findings.extend(reported)
@@ -113,6 +122,8 @@ def check_json_plan(
                 toolset.tool(tool) if tool is not None else None, step)
             views.append(StepView.of_step(facts, step))
 
+    if counted is not None and counted > MAX_FIELDS:
+        return _too_large(value, root)
     OnePass(facts, toolset, findings, tables, _JSON_RULES).run_views(views)
     if not form:
         return Checked(findings, None, True)
@@ -121,6 +132,15 @@ def check_json_plan(
         _write(writer, view)
     written, complete = writer.form()
     return Checked(findings, written, complete)
+
+
+def _too_large(value: list[Any], root: Span) -> Checked:
+    """What checking a plan past the work limits finds: its ``PC006`` alone."""
+    too_large = plan_limit(value, root)
+    assert too_large is not None
+    findings = Findings()
+    findings.add(too_large)
+    return Checked(findings, None, False)
 
 
 def _write(writer: FormWriter, view: StepView) -> None:

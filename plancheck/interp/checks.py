@@ -75,6 +75,20 @@ class DataFlow:
         for key in outputs:
             produced.add((index, key))
 
+    def run_reads(self, index: int, reads: Iterable[tuple[str, tuple[int, str]]],
+                  outputs: Iterable[str]) -> None:
+        """Run a step numbered ``index`` whose inputs read the slots of ``reads`` ((input,
+        (step number, output key)) pairs), each made already (so none is read early), and
+        that makes ``outputs``: :meth:`start`, :meth:`read` of each, :meth:`finish`."""
+        self.executed.add(index)
+        produced = self.produced
+        consumed = self.consumed
+        for _, slot in reads:
+            if slot in produced:
+                consumed.add(slot)
+        for key in outputs:
+            produced.add((index, key))
+
 
 def _used_early(step: Step, argument: str, reference: Reference,
                 facts: PlanFacts) -> Diagnostic:

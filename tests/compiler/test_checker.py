@@ -17,6 +17,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ from plancheck.compiler.checker import check_json_plan
 from plancheck.compiler.driver import CheckOptions, check_plan
 from plancheck.compiler.lowering import lower_plan
 from plancheck.diagnostics.codes import CODES
+from plancheck.diagnostics.limits import MAX_FIELDS, plan_limit
 from plancheck.diagnostics.model import Diagnostic, Severity
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import form_and_completeness
@@ -236,3 +238,49 @@ def test_static_results_are_the_pipelines(data: st.DataObject) -> None:
                 result = analyzer.static(prediction)
                 assert (result.valid, result.codes) == (valid, codes)
                 assert result.entries == (entries if render else None)
+
+
+def _wide_step(number: int, inputs: int, *, content: int = 0, clean: bool = True
+               ) -> dict[str, Any]:
+    """A step of ``inputs`` literal inputs (and ``content`` numbers in its dependence
+    content); not clean (lowered field by field) when ``clean`` is false."""
+    step: dict[str, Any] = {
+        "agent": TOOL_NAMES[0], "step": number, "dependence": [-1],
+        "dependence_content": {str(k): [] for k in range(content)} if content else None,
+        "inputs": {f"k{i}": "data/a.txt" for i in range(inputs)}, "outputs": []}
+    if not clean:
+        step["note"] = "an extra field"
+    return step
+
+
+@pytest.mark.parametrize("shape", [
+    "clean at the limit", "clean past the limit", "content past the limit",
+    "unclean after wide clean steps", "unclean and wide", "unclean at the limit"])
+def test_work_limits_are_counted_as_plan_limit_counts_them(shape: str) -> None:
+    """``check_json_plan`` counts a clean step's fields as it reads it and the whole plan's
+    before it lowers a step that is not clean: the plan gets ``PC006`` alone exactly when
+    ``plan_limit`` finds one, with the same count."""
+    room = MAX_FIELDS - 2 * 7  # two clean steps: six fields and a dependence of one each
+    plans = {
+        "clean at the limit": [_wide_step(0, room // 2), _wide_step(1, room - room // 2)],
+        "clean past the limit": [_wide_step(0, room // 2), _wide_step(1, room - room // 2 + 1)],
+        "content past the limit": [_wide_step(0, room // 2, content=room - room // 2 + 1),
+                                   _wide_step(1, 0)],
+        "unclean after wide clean steps": [_wide_step(0, room), _wide_step(1, 5, clean=False)],
+        "unclean and wide": [_wide_step(0, 1, clean=False), _wide_step(1, room)],
+        "unclean at the limit": [_wide_step(0, room - 1, clean=False), _wide_step(1, 0)],
+    }
+    value = plans[shape]
+    expected = plan_limit(value, ROOT)
+    diagnostics = check_json_plan(value, TOOLSET, ROOT).diagnostics()
+    if expected is None:
+        assert "PC006" not in [d.code for d in diagnostics]
+        assert shape.endswith("at the limit")
+    else:
+        assert [_described(d) for d in diagnostics] == [_described(expected)]
+        assert not shape.endswith("at the limit")
+
+
+def _described(diagnostic: Diagnostic) -> tuple[object, ...]:
+    return (diagnostic.code, diagnostic.message, diagnostic.data, diagnostic.notes,
+            [(label.span, label.message) for label in diagnostic.labels])

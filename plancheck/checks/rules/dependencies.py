@@ -3,6 +3,7 @@ the pool's limit on predecessors."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from plancheck.checks.context import CheckContext
@@ -33,28 +34,39 @@ class Dependencies(Rule):
         check_step_dependencies(step, found.referenced, found.broken, found.unkeyed,
                                 context.toolset.max_predecessors, context.findings)
 
-    def settled(self, view: StepView, context: CheckContext) -> None:
+    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
         limit = context.toolset.max_predecessors
-        fields = view.fields
-        assert fields is not None
-        dependence, content = fields[2], fields[3]
-        consumed: dict[int, set[str]] = {}
-        for _, _, parts in view.bindings:
-            if parts is not None:
-                keys = consumed.get(parts[0])
+        unlimited = limit is None or limit >= 0
+        one_allowed = limit is None or limit >= 1
+        for view in views:
+            fields = view.fields
+            assert fields is not None
+            dependence, content = fields[2], fields[3]
+            reads = view.reads
+            if len(reads) == 1:
+                # The most common step: one reference, declared as such (what dependence_codes
+                # finds then, without building the sets).
+                number, key = reads[0][1]
+                if (one_allowed and content is not None and len(content) == 1
+                        and len(dependence) == 1 and dependence[0] == number
+                        and content.get(number) == (key,)):
+                    continue
+            elif not reads and content is None and unlimited and dependence == _NO_DEPENDENCE:
+                continue  # reads nothing and declares so: what dependence_codes finds then
+            consumed: dict[int, set[str]] = {}
+            for _, (number, key) in reads:
+                keys = consumed.get(number)
                 if keys is None:
-                    consumed[parts[0]] = {parts[1]}
+                    consumed[number] = {key}
                 else:
-                    keys.add(parts[1])
-        if not consumed and content is None and dependence == _NO_DEPENDENCE and (
-            limit is None or limit >= 0
-        ):
-            return  # reads nothing and declares so: what dependence_codes finds then
-        findings = context.findings
-        for code in dependence_codes(dependence, content, consumed.keys(), consumed, False,
-                                     limit):
-            findings.report(code, _dependence_finding, code, context.facts, view.position,
-                            set(consumed), limit)
+                    keys.add(key)
+            codes = dependence_codes(dependence, content, consumed.keys(), consumed, False,
+                                     limit)
+            if codes:
+                findings = context.findings
+                for code in codes:
+                    findings.report(code, _dependence_finding, code, context.facts,
+                                    view.position, set(consumed), limit)
 
 
 def _dependence_finding(code: str, facts: PlanFacts, position: int, referenced: set[int],

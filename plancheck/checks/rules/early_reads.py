@@ -3,6 +3,8 @@ the plan's data flow, which later rules read (which results were consumed)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -21,15 +23,13 @@ class EarlyReads(Rule):
         assert step is not None, "a step that is not settled has its IR"
         flow.run_step(step, context.toolset, context.findings)
 
-    def settled(self, view: StepView, context: CheckContext) -> None:
+    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
         flow = context.flow
         assert flow is not None, "declared: needs the flow"
-        # A settled step's references read earlier steps of known tools, all of whose
-        # outputs are made: none is read early.
-        index, signature = view.index, view.signature
-        assert index is not None and signature is not None
-        flow.start(index)
-        for _, _, parts in view.bindings:
-            if parts is not None:
-                flow.read(parts[0], parts[1])
-        flow.finish(index, signature.output_names)
+        run_reads = flow.run_reads
+        for view in views:
+            # A settled step's references read earlier steps of known tools, all of whose
+            # outputs are made: none is read early.
+            index, signature = view.index, view.signature
+            assert index is not None and signature is not None
+            run_reads(index, view.reads, signature.output_names)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -22,22 +24,30 @@ class ToolsAndKeys(Rule):
         super().__init__("names", "names", ("PC201", "PC202", "PC203", "PC204"),
                          hooks=("clean", "settled", "lowered"))
 
-    def clean(self, view: StepView, context: CheckContext) -> bool:
-        fields, signature = view.fields, view.signature
-        assert fields is not None and signature is not None
-        return inputs_pass(fields[4].keys(), signature)
+    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
+        kept: list[StepView] | None = None  # made at the first step left out
+        for number, view in enumerate(views):
+            fields, signature = view.fields, view.signature
+            assert fields is not None and signature is not None
+            if inputs_pass(fields[4].keys(), signature):
+                if kept is not None:
+                    kept.append(view)
+            elif kept is None:
+                kept = views[:number]
+        return views if kept is None else kept
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         step = view.ir
         assert step is not None, "a step that is not settled has its IR"
         context.resolver.check_step(step, context.findings)
 
-    def settled(self, view: StepView, context: CheckContext) -> None:
-        fields, signature = view.fields, view.signature
-        assert fields is not None and signature is not None
-        if outputs_differ(fields[5], signature):
-            context.findings.report("PC204", _wrong_outputs, context.facts, view.position,
-                                    signature)
+    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+        for view in views:
+            fields, signature = view.fields, view.signature
+            assert fields is not None and signature is not None
+            if outputs_differ(fields[5], signature):
+                context.findings.report("PC204", _wrong_outputs, context.facts, view.position,
+                                        signature)
 
 
 def _wrong_outputs(facts: PlanFacts, position: int, tool: ToolSignature) -> Diagnostic:

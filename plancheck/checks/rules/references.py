@@ -17,18 +17,29 @@ class References(Rule):
         super().__init__("references", "references", ("PC205", "PC206", "PC207", "PC208"),
                          hooks=("clean", "lowered"))
 
-    def clean(self, view: StepView, context: CheckContext) -> bool:
-        """Every reference reads an output its (earlier, known) producer makes."""
-        facts, position = context.facts, view.position
-        producers: list[int] = []
-        for _, _, parts in view.bindings:
-            if parts is not None:
-                producer = clean_producer(facts, position, parts[0], parts[1])
-                if producer is None:
-                    return False
-                producers.append(producer)
-        view.producers = producers
-        return True
+    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
+        """Those whose every reference reads an output its (earlier, known) producer makes."""
+        facts = context.facts
+        kept: list[StepView] | None = None  # made at the first step left out
+        for index, view in enumerate(views):
+            reads = view.reads
+            if reads:
+                position = view.position
+                producers: list[int] = []
+                for _, (number, key) in reads:
+                    producer = clean_producer(facts, position, number, key)
+                    if producer is None:
+                        if kept is None:
+                            kept = views[:index]
+                        break
+                    producers.append(producer)
+                else:
+                    view.producers = producers
+                    if kept is not None:
+                        kept.append(view)
+            elif kept is not None:
+                kept.append(view)
+        return views if kept is None else kept
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         step = view.ir

@@ -3,6 +3,8 @@ along a tool pair the declared flows do not list."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -19,15 +21,25 @@ class Types(Rule):
         super().__init__("types", "types", ("PC301", "PC302", "PC303", "PC304"),
                          hooks=("clean", "settled", "lowered"), option="types")
 
-    def clean(self, view: StepView, context: CheckContext) -> bool:
-        """Every literal is a plain path of a fitting kind."""
-        entry, tables = view.entry, context.tables
-        assert entry is not None and tables is not None, "a candidate step"
-        passes, params = tables.literal_passes, entry.params
-        for name, value, parts in view.bindings:
-            if parts is None and not passes(value, params[name]):
-                return False
-        return True
+    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
+        """Those whose every literal is a plain path of a fitting kind."""
+        tables = context.tables
+        assert tables is not None, "candidate steps"
+        passes = tables.literal_passes
+        kept: list[StepView] | None = None  # made at the first step left out
+        for number, view in enumerate(views):
+            entry = view.entry
+            assert entry is not None, "a candidate step"
+            params = entry.params
+            for name, value, parts in view.bindings:
+                if parts is None and not passes(value, params[name]):
+                    if kept is None:
+                        kept = views[:number]
+                    break
+            else:
+                if kept is not None:
+                    kept.append(view)
+        return views if kept is None else kept
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         signature = view.signature
@@ -38,20 +50,22 @@ class Types(Rule):
             check_step_types(step, signature, found.links, facts.tools, facts,
                              context.toolset, context.findings)
 
-    def settled(self, view: StepView, context: CheckContext) -> None:
-        facts = context.facts
-        entry, tables, tools = view.entry, context.tables, facts.tools
-        assert entry is not None and tables is not None, "a settled step"
-        producers, read = view.producers, 0
-        for name, _, parts in view.bindings:
-            if parts is None:
+    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+        facts, tables = context.facts, context.tables
+        tools = facts.tools
+        assert tables is not None, "settled steps"
+        for view in views:
+            reads = view.reads
+            if not reads:
                 continue
-            producer_tool = tools[producers[read]]
-            read += 1
-            codes = entry.reads(name, producer_tool, parts[1], tables)
-            for code in codes:
-                context.findings.report(code, _reference_finding, code, facts, view.position,
-                                        name, producer_tool, entry.signature, tables.toolset)
+            entry = view.entry
+            assert entry is not None, "a settled step"
+            for (name, (_, key)), producer in zip(reads, view.producers, strict=True):
+                producer_tool = tools[producer]
+                for code in entry.reads(name, producer_tool, key, tables):
+                    context.findings.report(code, _reference_finding, code, facts,
+                                            view.position, name, producer_tool,
+                                            entry.signature, tables.toolset)
 
 
 def _reference_finding(code: str, facts: PlanFacts, position: int, name: str,

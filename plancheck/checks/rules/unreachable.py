@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -18,9 +20,11 @@ class Unreachable(Rule):
     def start(self, context: CheckContext) -> None:
         context.state[self.name] = {}  # consumer position -> the positions it reads
 
-    def settled(self, view: StepView, context: CheckContext) -> None:
-        if view.producers:
-            context.state[self.name][view.position] = list(view.producers)
+    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+        fed_by = context.state[self.name]
+        for view in views:
+            if view.producers:
+                fed_by[view.position] = list(view.producers)
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         found = view.refs
