@@ -5,20 +5,55 @@
   consumes ``Image``, so each plan that feeds a search result on fails with ``PC301``.
 * ``PC709``: a declared type that no parameter uses, directly or as a supertype or conversion
   target of a used type.
+* ``PC711``: a tool whose input schema the JSON Schema validator refuses (``{"type":
+  "nope"}``, ``"minimum": "ten"``): the guard validates no argument of such a tool, so every
+  call to it passes unchecked.
 
 (Identical duplicate definitions, ``PC710``, are reported while the pool is read.)
 """
 
 from __future__ import annotations
 
+import json
+
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
-from plancheck.ir.nodes import Toolset
-from plancheck.ir.schema_types import KIND_NAMES
+from plancheck.ir.nodes import Toolset, ToolSignature
+from plancheck.ir.schema_types import KIND_NAMES, param_to_schema
+from plancheck.ir.schema_validation import schema_problem, tool_schema_text
 
 
 def lint_pool(toolset: Toolset) -> list[Diagnostic]:
-    return [*_case_variants(toolset), *_unused_types(toolset)]
+    return [*_case_variants(toolset), *_unused_types(toolset), *_invalid_schemas(toolset)]
+
+
+def _invalid_schemas(toolset: Toolset) -> list[Diagnostic]:
+    found = []
+    for tool in toolset.tools.values():
+        problem = schema_problem(tool_schema_text(tool))
+        if problem is not None:
+            found.append(_invalid_schema(tool, problem))
+    return found
+
+
+def _invalid_schema(tool: ToolSignature, problem: str) -> Diagnostic:
+    """``PC711`` at the first input whose own schema the validator refuses (else the tool)."""
+    for param in tool.inputs:
+        own = schema_problem(json.dumps(param_to_schema(param, extensions=False),
+                                        sort_keys=True, ensure_ascii=False))
+        if own is not None:
+            where, what, problem = param.span, f"input `{param.name}` of tool `{tool.name}`", own
+            break
+    else:
+        where, what = tool.span, f"tool `{tool.name}`"
+    return make(
+        "PC711", f"the JSON Schema of {what} is not valid", primary=where,
+        label="not a valid JSON Schema",
+        notes=[f"the validator (jsonschema-rs) says: {problem}",
+               f"plancheck's guard validates no argument of `{tool.name}` (names, types, "
+               "required inputs): every call to it passes unchecked"],
+        help=["fix the schema so that a JSON Schema validator accepts it"],
+        data={"tool": tool.name, "problem": problem})
 
 
 def _consumed(toolset: Toolset) -> set[str]:

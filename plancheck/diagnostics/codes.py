@@ -300,6 +300,11 @@ _ALL = [
     _c("PC710", "repeated-definition", W, "A tool is defined twice, identically.",
        "The pool lists the same definition more than once; the copies are ignored. "
        "Definitions that differ are an error (PC702)."),
+    _c("PC711", "invalid-input-schema", W, "A tool's input schema is not a valid JSON Schema.",
+       "The JSON Schema validator refuses the schema a foreign pool (MCP, OpenAI tools) gives "
+       "for a tool's arguments: a `type` that is no JSON type, a keyword with a value of the "
+       "wrong kind. The guard cannot validate calls to such a tool, so it lets every call "
+       "through unchecked: fix the schema."),
     # ---------------------------------------------------------------- policies
     # A violation takes the severity of its rule (deny: error, warn: warning).
     _c("PC801", "policy-require-before", E, "A call runs before the call a policy requires "

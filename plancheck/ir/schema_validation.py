@@ -48,7 +48,8 @@ def tool_schema_text(tool: ToolSignature) -> str:
         return cached[1]
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {p.name: param_to_schema(p, extensions=False) for p in tool.inputs},
+        "properties": {p.name: json_schema_types(param_to_schema(p, extensions=False))
+                       for p in tool.inputs},
     }
     for properties in schema["properties"].values():
         properties.pop("description", None)
@@ -62,21 +63,71 @@ def tool_schema_text(tool: ToolSignature) -> str:
     return text
 
 
+# Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
+_SUBSCHEMA = frozenset({"additionalProperties", "items", "contains", "not", "if", "then",
+                        "else", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+                        "additionalItems"})
+_SUBSCHEMAS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                          "dependentSchemas"})
+# Loose type names real pools write that are no JSON Schema type: BFCL's "float", "tuple",
+# "dict", "any"; Seal-Tools' "str", "int", "float" (plancheck's own types read them alike).
+_LOOSE_TYPES = {"str": "string", "int": "integer", "float": "number", "double": "number",
+                "bool": "boolean", "dict": "object", "list": "array", "tuple": "array"}
+
+
+def json_schema_types(schema: Any) -> Any:
+    """``schema`` with each loose ``type`` name written as the JSON Schema type it means
+    (``"any"``: no type), in it and every schema below it; other schemas unchanged. Without
+    this the validator refuses a BFCL or Seal-Tools schema, and its tool goes unvalidated."""
+    if not isinstance(schema, dict):
+        return schema
+    fixed: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type":
+            if isinstance(value, str) and value in _LOOSE_TYPES:
+                value = _LOOSE_TYPES[value]
+            elif value == "any":
+                continue
+            elif isinstance(value, list):
+                value = [_LOOSE_TYPES.get(t, t) if isinstance(t, str) else t for t in value]
+        elif key in _SUBSCHEMA:
+            value = [json_schema_types(v) for v in value] if isinstance(value, list) \
+                else json_schema_types(value)
+        elif key in _SUBSCHEMAS and isinstance(value, list):
+            value = [json_schema_types(v) for v in value]
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            value = {name: json_schema_types(v) for name, v in value.items()}
+        fixed[key] = value
+    return fixed
+
+
 def validator(schema_text: str) -> Any:
     """The compiled validator of a schema (``None`` when the library cannot compile it)."""
     try:
         return _VALIDATORS[schema_text]
     except KeyError:
         pass
-    import jsonschema_rs
-
-    built: Any
-    try:
-        built = jsonschema_rs.validator_for(json.loads(schema_text))
-    except (ValueError, TypeError, jsonschema_rs.ValidationError):
-        built = None
+    built, _ = _compiled(schema_text)
     _VALIDATORS[schema_text] = built
     return built
+
+
+def schema_problem(schema_text: str) -> str | None:
+    """Why the library refuses to compile a schema (the first line of its message), or
+    ``None`` when it compiles it."""
+    if validator(schema_text) is not None:
+        return None
+    return _compiled(schema_text)[1] or "the validator refuses it"
+
+
+def _compiled(schema_text: str) -> tuple[Any, str | None]:
+    import jsonschema_rs
+
+    try:
+        return jsonschema_rs.validator_for(json.loads(schema_text)), None
+    except (ValueError, TypeError, jsonschema_rs.ValidationError) as error:
+        return None, str(error).strip().split("\n")[0]
 
 
 def schema_errors(value: Any, schema_text: str) -> list[SchemaError]:
