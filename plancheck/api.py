@@ -197,7 +197,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
     """
     import json
 
-    from plancheck.compiler.dora_frontend import lower_trajectory
+    from plancheck.compiler.callshapes import lower_trajectory
 
     toolset = _toolset(toolset)
     options = options or CheckOptions()

@@ -35,8 +35,15 @@ plan is checked.
 
 ``--call-format`` and ``--reference-syntax`` force one shape or one syntax
 (:func:`plancheck.compiler.call_formats.forced`); by default both are detected per input.
-Inputs that DORA's trajectory frontend reads (generic calls with DORA or DisasterBench
-references only) are left to it.
+
+**DORA-style trajectories.** A document that is a list of calls in DORA's reading (generic or
+OpenAI calls whose references are DORA's ``<key> from trajectory[N].obs`` or DisasterBench's,
+see :func:`lower_trajectory`) is lowered by the same lowering, with two things DORA reads
+differently: every item of the list is a call in its place (an item that is not an object,
+``PC106``, or names no tool, ``PC107``, keeps the numbers of the calls after it), and an
+argument string is read as DORA reads it (numbered from 0, or from 1 when the calls are
+numbered 1..K; a whole observation or a malformed mention of ``trajectory[...]`` is checked
+here: ``PC205``-``PC207``). Arguments are then named ones only.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
+from plancheck.compiler.call_lists import list_problems, no_calls
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
@@ -89,11 +97,12 @@ class CallPlan(Plan):
 # --------------------------------------------------------------------------- lowering
 
 
-def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool = True
-                ) -> tuple[CallPlan | None, list[Diagnostic]] | None:
-    """The plan the tool calls in ``value`` make (``None``: no calls found, or, with
-    ``defer``, a whole document DORA's trajectory frontend reads). With a forced call
-    format, finding no call of that shape is an error, not a reason to read a plan instead."""
+def lower_calls(value: Any, root: Span, *, name: str | None = None, trajectories: bool = True
+                ) -> tuple[Plan | None, list[Diagnostic]] | None:
+    """The plan the tool calls in ``value`` make (``None``: no calls found). With
+    ``trajectories``, a whole document in DORA's reading is lowered as
+    :func:`lower_trajectory` lowers it. With a forced call format, finding no call of that
+    shape is an error, not a reason to read a plan instead."""
     call_format, syntax = forced_formats()
     if _is_plan_steps(value) and call_format is None:
         return None
@@ -104,7 +113,8 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
                            help=["--call-format auto detects the shape"],
                            data={"call_format": call_format})]
     if not calls:
-        return None
+        return lower_trajectory(value, root, name=name) \
+            if trajectories and _looks_like_trajectory(value) else None
     too_large = plan_limit([call.arguments for call in calls], root, what="calls")
     if too_large is not None:
         return None, [too_large]
@@ -115,9 +125,42 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, defer: bool 
         lowering.read()
     except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
         return None, [error.diagnostic(root)]
-    if defer and call_format is None and syntax is None and lowering.dora_reads(value):
-        return None
+    if trajectories and call_format is None and syntax is None and lowering.dora_reads(value):
+        return lower_trajectory(value, root, name=name)
     return lowering.plan(name), lowering.diagnostics
+
+
+def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: int | None = None
+                     ) -> tuple[Plan | None, list[Diagnostic]]:
+    """The plan a DORA-style trajectory describes (a list of calls, bare or under a wrapper
+    key), read as DORA reads it (see the module's docstring), and the diagnostics reading it
+    raised. ``base``: the number of the first call in references (default: 1 when the calls
+    are numbered 1..K, else 0)."""
+    from plancheck.dora.trajectory import read_calls, reference_base, unwrap_trajectory
+
+    calls, pointer = unwrap_trajectory(value)
+    root = Span(root.file, pointer=(root.pointer or "") + pointer)
+    problems = list_problems(calls, root, "tool calls")
+    if problems is not None:
+        return None, problems
+    found = [FoundCall(raw.pointer, _TRAJECTORY if raw.is_object else _NOT_A_CALL, raw.name,
+                       raw.name_pointer, raw.arguments, raw.arguments_pointer)
+             for raw in read_calls(calls)]
+    lowering = _Lowering(root, found, (), trajectory=_Trajectory(
+        reference_base(calls) if base is None else base, len(calls)))
+    if not calls:
+        lowering.diagnostics.append(no_calls(root))
+    try:
+        lowering.read()
+    except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
+        return None, [error.diagnostic(root)]
+    return lowering.plan(name), lowering.diagnostics
+
+
+def _looks_like_trajectory(value: Any) -> bool:
+    from plancheck.dora.trajectory import looks_like_trajectory
+
+    return looks_like_trajectory(value)
 
 
 def _is_plan_steps(value: Any) -> bool:
@@ -140,6 +183,22 @@ class _Parsed:
     # References inside a list or object value: (JSON pointer below the value, reference,
     # its span, its text).
     nested: list[tuple[str, RefMatch, Span, str]] = field(default_factory=list)
+    # In a trajectory: the binding and the nested references, read as DORA reads them.
+    bound: Binding | None = None
+    bound_nested: tuple[tuple[str, Reference], ...] = ()
+
+
+# The shapes of the items of a trajectory: a call, and an item that is not an object.
+_TRAJECTORY = "trajectory"
+_NOT_A_CALL = "not a call"
+
+
+@dataclass(frozen=True, slots=True)
+class _Trajectory:
+    """How a trajectory numbers its calls: from ``base`` in references, ``count`` in all."""
+
+    base: int
+    count: int
 
 
 @dataclass(slots=True)
@@ -153,6 +212,8 @@ class _Lowering:
     positional: bool = False
     placeholders: int = 0
     decoded_fields: int = 0  # arguments read from JSON strings, which plan_limit cannot see
+    trajectory: _Trajectory | None = None  # read as DORA reads a trajectory (see lower_trajectory)
+    tools: list[str | None] = field(default_factory=list)  # per call, once read
 
     def span(self, pointer: str | None) -> Span:
         if self.root.pointer is None:  # calls inside a text: positions fall back to it
@@ -160,13 +221,42 @@ class _Lowering:
         return Span(self.root.file, pointer=self.root.pointer + (pointer or ""))
 
     def read(self) -> None:
-        """Read every call's arguments once, noting the syntaxes and shapes they use."""
-        self.parsed = [self.arguments(c, i) for i, c in enumerate(self.calls)]
+        """Read every call once, in document order (its tool, then its arguments), noting the
+        syntaxes and shapes they use."""
+        self.parsed = [self.call(c, i) for i, c in enumerate(self.calls)]
+
+    def call(self, call: FoundCall, position: int) -> list[_Parsed] | None:
+        span = self.span(call.pointer)
+        if call.shape == _NOT_A_CALL:
+            self.tools.append(None)
+            self.diagnostics.append(make(
+                "PC106", f"call {position} is not an object", primary=span,
+                label="expected a tool call object", data={"position": position}))
+            return None
+        tool: str | None = None
+        if call.name_pointer is None and call.shape == _TRAJECTORY:
+            self.diagnostics.append(make(
+                "PC107", f"call {position} names no tool", primary=span,
+                label="no `tool` or `name` member", data={"position": position,
+                                                          "fields": ["tool"]}))
+        elif isinstance(call.name, str) and call.name.strip():
+            tool = call.name
+        else:
+            self.diagnostics.append(make(
+                "PC108", f"the tool of call {position} must be a non-empty string, found "
+                f"{json_type_name(call.name)}",
+                primary=self.span(call.name_pointer) if call.name_pointer else span,
+                label="expected a tool name",
+                data={"position": position, "field": "tool",
+                      "actual": json_type_name(call.name)}))
+        self.tools.append(tool)
+        return self.arguments(call, position)
 
     def dora_reads(self, value: Any) -> bool:
-        """DORA's trajectory frontend keeps the inputs it has always read: calls in its
-        shapes whose references are DORA's or DisasterBench's, with named arguments (or any
-        arguments, under DORA's own ``trajectory`` wrapper, where it reports the rest)."""
+        """Whether ``value`` is read as a trajectory (:func:`lower_trajectory`): calls in the
+        shapes DORA writes whose references are DORA's or DisasterBench's, with named
+        arguments (or any arguments, under DORA's own ``trajectory`` wrapper, where the
+        others are reported)."""
         from plancheck.dora.trajectory import looks_like_trajectory, unwrap_trajectory
 
         if any(c.shape not in ("generic", "openai-chat") or c.labels for c in self.calls):
@@ -178,17 +268,25 @@ class _Lowering:
             return False
         return looks_like_trajectory(value)
 
-    def plan(self, name: str | None) -> CallPlan:
+    def plan(self, name: str | None) -> Plan:
+        """The plan, once every call is read (a trajectory's is a plain plan: it binds no
+        name to the pool)."""
         bases = self.bases()
         labels = {label: (i, key) for i, c in enumerate(self.calls) for label, key in c.labels}
         steps = []
         for position, call in enumerate(self.calls):
+            if call.shape == _NOT_A_CALL:
+                continue
             args = self.parsed[position]
             bound = tuple(
+                Argument(a.name, a.bound, a.span, a.name_span, a.bound_nested)
+                if a.bound is not None else
                 Argument(a.name, self.binding(a, position, bases, labels), a.span, a.name_span,
                          self.nested(a, position, bases, labels))
                 for a in (args or ()))
             steps.append(self.step(call, position, bound, args is not None))
+        if self.trajectory is not None:
+            return Plan(tuple(steps), self.root, name=name)
         return CallPlan(tuple(steps), self.root, name=name,
                         needs_binding=self.positional or bool(labels) or bool(self.syntaxes))
 
@@ -196,18 +294,9 @@ class _Lowering:
              readable: bool) -> Step:
         span = self.span(call.pointer)
         name_span = self.span(call.name_pointer) if call.name_pointer else span
-        tool: str | None = None
-        if isinstance(call.name, str) and call.name.strip():
-            tool = call.name
-        else:
-            self.diagnostics.append(make(
-                "PC108", f"the tool of call {position} must be a non-empty string, found "
-                f"{json_type_name(call.name)}", primary=name_span, label="expected a tool name",
-                data={"position": position, "field": "tool",
-                      "actual": json_type_name(call.name)}))
         arguments_span = self.span(call.arguments_pointer) if call.arguments_pointer else span
-        return Step(position=position, index=position, tool=tool, args=args, outputs=None,
-                    span=span, inputs_readable=readable,
+        return Step(position=position, index=position, tool=self.tools[position], args=args,
+                    outputs=None, span=span, inputs_readable=readable,
                     stored_spans={"agent": name_span, "inputs": arguments_span, "step": span,
                                   "outputs": span})
 
@@ -230,19 +319,15 @@ class _Lowering:
         if isinstance(raw, dict):
             items: list[tuple[str, Any, Span]] = [
                 (str(k), v, _below(span, str(k), inline)) for k, v in raw.items()]
-        elif isinstance(raw, list):
+        elif isinstance(raw, list) and self.trajectory is None:
             self.positional = self.positional or bool(raw)
             items = [(positional_key(i), v, _below(span, i, inline)) for i, v in enumerate(raw)]
         else:
-            what = "a string that is neither a JSON object nor a list" \
-                if isinstance(call.arguments, str) else json_type_name(raw)
-            self.diagnostics.append(make(
-                "PC108", f"the arguments of call {position} must be an object or a list, "
-                f"found {what}", primary=span,
-                label="expected an object of named arguments or a list of positional ones",
-                data={"position": position, "field": "arguments",
-                      "actual": json_type_name(call.arguments)}))
+            self.not_arguments(call, position, raw, span)
             return None
+        if self.trajectory is not None:
+            return [self.dora_argument(key, value, value_span, position, inline, span)
+                    for key, value, value_span in items]
         parsed = []
         for key, value, value_span in items:
             match = parse(value, self.allowed) if isinstance(value, str) else None
@@ -256,6 +341,91 @@ class _Lowering:
             parsed.append(_Parsed(key, value, value_span, match, None if inline else span,
                                   nested))
         return parsed
+
+    def not_arguments(self, call: FoundCall, position: int, raw: Any, span: Span) -> None:
+        """``PC108`` for arguments that are no object of named arguments (nor, but in a
+        trajectory, a list of positional ones)."""
+        if self.trajectory is not None:
+            what = "a string that is not a JSON object" if isinstance(call.arguments, str) \
+                else json_type_name(raw)
+            message = f"the arguments of call {position} must be an object, found {what}"
+            label = "expected an object of arguments"
+        else:
+            what = "a string that is neither a JSON object nor a list" \
+                if isinstance(call.arguments, str) else json_type_name(raw)
+            message = (f"the arguments of call {position} must be an object or a list, "
+                       f"found {what}")
+            label = "expected an object of named arguments or a list of positional ones"
+        self.diagnostics.append(make(
+            "PC108", message, primary=span, label=label,
+            data={"position": position, "field": "arguments",
+                  "actual": json_type_name(call.arguments)}))
+
+    # ------------------------------------------------------------ DORA's reading of a value
+
+    def dora_argument(self, key: str, value: Any, span: Span, position: int, inline: bool,
+                      arguments_span: Span) -> _Parsed:
+        """An argument of a trajectory's call, bound as DORA reads it."""
+        nested: list[tuple[str, Reference]] = []
+        if isinstance(value, str):
+            bound = self.dora_string(value, span, position, key)
+        else:
+            self.dora_nested(value, span, "", position, key, nested, inline)
+            bound = Literal(value, span)
+        return _Parsed(key, value, span, None, None if inline else arguments_span,
+                       bound=bound, bound_nested=tuple(nested))
+
+    def dora_string(self, value: str, span: Span, position: int, key: str) -> Binding:
+        from plancheck.dora.references import Malformed, TrajectoryReference, parse_reference
+
+        trajectory = self.trajectory
+        assert trajectory is not None
+        parsed = parse_reference(value)
+        if isinstance(parsed, TrajectoryReference) and parsed.key is not None:
+            return Reference(parsed.step - trajectory.base, parsed.key, span, raw=value)
+        if isinstance(parsed, TrajectoryReference):
+            self.dora_call_number(parsed.step, span, position, key)
+        elif isinstance(parsed, Malformed):
+            self.dora_malformed(value, span, position, key)
+        else:
+            return read_binding(value, span)  # also reads DisasterBench `<GENERATED>-k-<key>`
+        return Literal(value, span)
+
+    def dora_nested(self, value: Any, span: Span, pointer: str, position: int, key: str,
+                    found: list[tuple[str, Reference]], inline: bool) -> None:
+        """The references inside a list or object argument of a trajectory's call, into
+        ``found`` with their JSON pointers in the argument's value; the call numbers of whole
+        observations are checked here."""
+        if isinstance(value, (list, dict)):
+            members = enumerate(value) if isinstance(value, list) else value.items()
+            for token, item in members:
+                self.dora_nested(item, _below(span, token, inline),
+                                 f"{pointer}/{escape_pointer(str(token))}", position, key,
+                                 found, inline)
+        elif isinstance(value, str):
+            bound = self.dora_string(value, span, position, key)
+            if isinstance(bound, Reference):
+                found.append((pointer, bound))
+
+    def dora_call_number(self, written: int, span: Span, position: int, key: str) -> None:
+        """``PC206``/``PC207`` for a reference the IR cannot hold (a whole observation)."""
+        from plancheck.compiler.dora_native import call_reference_problem
+
+        trajectory = self.trajectory
+        assert trajectory is not None
+        problem = call_reference_problem(written - trajectory.base, trajectory.count, position,
+                                         key, span, written=written)
+        if problem is not None:
+            self.diagnostics.append(problem)
+
+    def dora_malformed(self, value: str, span: Span, position: int, key: str) -> None:
+        self.diagnostics.append(make(
+            "PC205", f"argument `{key}` of call {position} mentions `trajectory[...]` but is "
+            f"not a reference", primary=span, label="expected `<key> from trajectory[N].obs`",
+            help=["write references as `<key> from trajectory[N].obs`"],
+            data={"step": position, "position": position, "key": key, "actual": value}))
+
+    # ------------------------------------------------------------ references in any syntax
 
     def nested_strings(self, value: Any, span: Span, pointer: str, position: int, key: str,
                        found: list[tuple[str, RefMatch, Span, str]], inline: bool) -> None:
@@ -394,7 +564,7 @@ def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
 
     if forced_formats() == (None, None) and dora_into_unit(unit, value, root):
         return True  # a DORA run record, or DORA steps in a completion
-    lowered = lower_calls(value, root, defer=False)  # DORA's frontend reads whole files only
+    lowered = lower_calls(value, root, trajectories=False)  # trajectories: whole files only
     if lowered is None:
         return False
     unit.plan = lowered[0]

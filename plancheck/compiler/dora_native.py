@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from plancheck.compiler.call_lists import list_problems, no_calls
 from plancheck.compiler.units import PlanUnit
-from plancheck.diagnostics.limits import plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import Positions
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -149,16 +149,12 @@ def _run_error(diagnostics: list[Diagnostic], holder: dict[str, Any] | None
 
 def lower_dora(value: Any, root: Span, *, name: str | None = None
                ) -> tuple[DoraPlan | None, list[Diagnostic]]:
-    if not isinstance(value, list):
-        return None, [make("PC105", f"expected a trajectory (a JSON array of steps), found "
-                           f"{json_type_name(value)}", primary=root, label="not an array")]
-    too_large = plan_limit(value, root, what="calls")
-    if too_large is not None:
-        return None, [too_large]
+    problems = list_problems(value, root, "steps")
+    if problems is not None:
+        return None, problems
     lowering = _Lowering(root, len(value))
     if not value:
-        lowering.diagnostics.append(make("PC112", "the trajectory has no calls", primary=root,
-                                         label="empty"))
+        lowering.diagnostics.append(no_calls(root))
     steps = [lowering.step(item, i) for i, item in enumerate(value)]
     plan = DoraPlan(tuple(s for s in steps if s is not None), root, name=name,
                     nested=tuple(lowering.nested), loops=tuple(lowering.loops), root=root)

@@ -223,10 +223,9 @@ def _plainly_plan_steps(value: Any) -> bool:
 
 def _calls_or_trajectories(value: Any, file: str, lines: LineIndex,
                            region: tuple[int, int] | None) -> list[PlanUnit] | None:
-    """The units of a DORA document, of tool calls in a common shape, or of a DORA-style
+    """The units of a DORA document, or of tool calls in a common shape or a DORA-style
     trajectory (``None``: ``value`` is none of these)."""
-    from plancheck.compiler.callshapes import call_unit  # tool calls in any common shape
-    from plancheck.compiler.dora_frontend import trajectory_unit  # DORA-style trajectories
+    from plancheck.compiler.callshapes import call_unit  # tool calls, trajectories too
     from plancheck.dora.formats import find_trajectories
 
     if find_trajectories(value) is not None:  # DORA's own documents (only they load its lowering)
@@ -236,10 +235,7 @@ def _calls_or_trajectories(value: Any, file: str, lines: LineIndex,
         if dora is not None:
             return dora
     calls = call_unit(value, file, Positions(file, lines, json_region=region))
-    if calls is not None:
-        return [calls]
-    trajectory = trajectory_unit(value, file, lines, region)
-    return [trajectory] if trajectory is not None else None
+    return [calls] if calls is not None else None
 
 
 def _unusable(error: BaseException) -> str:

@@ -86,7 +86,7 @@ def test_checking_a_clean_plan_imports_only_the_checker(tmp_path: Path) -> None:
     # DORA's code is for DORA's documents, the readers of tool calls and their reference
     # syntaxes for tool calls; the other commands' modules are not loaded.
     assert not _under(modules, "plancheck.dora", "plancheck.compiler.dora_native",
-                      "plancheck.compiler.dora_frontend", "plancheck.compiler.callshapes",
+                      "plancheck.compiler.callshapes",
                       "plancheck.compiler.refsyntax", "plancheck.cli.score",
                       "plancheck.cli.fmt", "plancheck.cli.fix", "plancheck.render.sarif")
     # Standard modules only some paths need: suggestions for misspelt names, digests of long

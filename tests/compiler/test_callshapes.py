@@ -162,3 +162,14 @@ def test_completions_of_tool_calls_in_a_jsonl_batch(tmp_path: Path,
                             for i, c in enumerate(completions)), encoding="utf-8")
     code, diagnostics = run(path, capsys)
     assert code == 1 and [(d["record"], d["code"]) for d in diagnostics] == [("r0", "PC201")]
+
+
+def test_each_call_is_reported_in_document_order() -> None:
+    """A call's tool is read before its arguments, and a call before the next one (the API
+    keeps the order the checks report in; the renderers sort by place)."""
+    calls = [{"name": 7, "arguments": {"names": "the output of step 1"}},
+             {"name": "open_nodes", "arguments": {"names": "the result of step 0"}}]
+    report = plancheck.check(calls, POOL)
+    assert [(d.code, d.span.pointer if d.span else None) for d in report.diagnostics
+            if d.code in ("PC108", "PC209")] == [
+        ("PC108", "/0/name"), ("PC209", "/0/arguments/names"), ("PC209", "/1/arguments/names")]

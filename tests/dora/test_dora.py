@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from plancheck.api import check_trajectory
 from plancheck.cli import main
-from plancheck.compiler.dora_frontend import looks_like_trajectory
 from plancheck.corpus.foreign import read_foreign
 from plancheck.dora.paper_metrics import (
     METRICS,
@@ -33,6 +32,7 @@ from plancheck.dora.paper_metrics import (
     trajectory_metrics,
 )
 from plancheck.dora.score import calls_from_trajectory, score_trajectory
+from plancheck.dora.trajectory import looks_like_trajectory
 
 POOL: dict[str, Any] = {"tools": [
     {"name": "seg.building_damage", "description": "Building damage classes from an image.",
@@ -418,3 +418,23 @@ def test_metric_invariants(pred_names: list[str], gold_names: list[str]) -> None
     assert trajectory_metrics(gold, gold) == dict.fromkeys(METRICS, 1.0)
     if gold:
         assert metrics["efficiency"] > 0
+
+
+def test_references_inside_arguments_written_as_a_json_string_point_at_the_string(
+    tmp_path: Path, pool: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JSON string has no members a pointer could name: what is found inside it points at
+    the string, nested or not (once a nested one pointed below it, at no place in the file)."""
+    calls = [
+        {"id": "c1", "type": "function", "function": {
+            "name": "seg.building_damage", "arguments": json.dumps({"image_path": "a.tif"})}},
+        {"id": "c2", "type": "function", "function": {
+            "name": "m.summarize", "arguments": json.dumps({
+                "title": "see trajectory[0]",
+                "facts": ["see trajectory[0]", "<x> from trajectory[5].obs"]})}},
+    ]
+    found = codes_and_positions(tmp_path, pool, {"tool_calls": calls}, capsys)
+    assert [f for f in found if f[0] in ("PC205", "PC206")] == [
+        ("PC205", "/tool_calls/1/function/arguments"),
+        ("PC205", "/tool_calls/1/function/arguments"),
+        ("PC206", "/tool_calls/1/function/arguments")]
