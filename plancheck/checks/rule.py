@@ -6,12 +6,12 @@ ordered with its phase):
 
 * :meth:`Rule.start`, once the facts of every step are known, before the first step;
 * :meth:`Rule.clean`, on the steps read from JSON (the candidates, see
-  :mod:`plancheck.checks.view`): those the rule's check finds nothing in that it cannot report
-  from the JSON. A step is settled (never lowered) when every rule keeps it;
+  :mod:`plancheck.checks.view`): it unsettles each the rule's check may find something in that
+  it cannot report from the JSON. A step is settled (never lowered) when no rule unsettles it;
 * :meth:`Rule.step`, on each step in the order listed, settled or not (for a rule that needs
   only what the view gives both ways: ``view.call_key()``, the number, the tool);
 * or instead, for a rule that works from the JSON of a settled step: :meth:`Rule.settled` on
-  each run of consecutive settled steps (work from ``view.reads``, ``view.bindings`` and
+  each run of consecutive settled steps (work from ``view.reads``, ``view.literals`` and
   ``view.fields``) and :meth:`Rule.lowered` on each step that is not settled (work from
   ``view.ir``, its IR), either left out when the rule has nothing to do on such a step. The
   walk calls the one that fits, so a hook never asks which kind of step it has;
@@ -32,8 +32,6 @@ lowering a settled one on demand.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from plancheck.checks.context import CheckContext
 from plancheck.checks.phases import rank
@@ -73,21 +71,22 @@ class Rule:
     def start(self, context: CheckContext) -> None:
         """Before the first step."""
 
-    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
-        """Of the candidate steps ``views`` (in the order listed), those whose check finds
-        nothing the rule cannot report from the JSON."""
-        return views
+    def clean(self, views: list[StepView], context: CheckContext) -> None:
+        """Of the candidate steps ``views`` (in the order listed; each ``view.settled`` until
+        a rule says otherwise), unsettle each whose check may find something the rule cannot
+        report from the JSON (``view.settled = False``). Skip those already unsettled: the
+        checks of the rules before may be what this one's relies on (that the inputs are the
+        tool's, say)."""
 
     def step(self, view: StepView, context: CheckContext) -> None:
         """Check one step, settled or not."""
 
-    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+    def settled(self, views: list[StepView], context: CheckContext) -> None:
         """Check a run of consecutive settled steps, in order (``view.reads``,
-        ``view.bindings``, ``view.fields``: each one's JSON as read). Unless overridden:
+        ``view.literals``, ``view.fields``: each one's JSON as read). Unless overridden:
         :meth:`step` on each (what a rule with a step hook does)."""
-        step = self.step
         for view in views:
-            step(view, context)
+            self.step(view, context)
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         """Check one step that is not settled (``view.ir`` is its IR). Unless overridden:

@@ -50,7 +50,7 @@ class OnePass(CheckContext):
 
     def run_views(self, views: list[StepView]) -> None:
         """Check the steps of a plan read from JSON, in the order listed. A candidate (see
-        :mod:`.view`) is settled when every rule's clean hook keeps it, and the settled hooks
+        :mod:`.view`) is settled unless some rule's clean hook unsettles it, and the settled hooks
         run on each run of consecutive settled steps; any other step's IR is made (if it has
         none yet) and the hooks of a step that is not settled run on it."""
         facts, findings, rules, tables = self.facts, self.findings, self.rules, self.tables
@@ -59,19 +59,22 @@ class OnePass(CheckContext):
             literals = tables.literals
             candidates = [view for view in views
                           if view.entry is not None and view.read_inputs(literals)]
-            for cleaner in rules.clean_rules:
-                if not candidates:
-                    break
-                candidates = cleaner.clean(candidates, self)
             for view in candidates:
-                view.settled = True
-            if len(candidates) == len(views):  # the common case: one run of every step
-                self._start()
-                for rule in settled:
-                    findings.phase = rule.rank
-                    rule.settled(views, self)
-                self._finish()
-                return
+                view.settled = True  # until a rule's clean hook says otherwise
+            if candidates:
+                for cleaner in rules.clean_rules:
+                    cleaner.clean(candidates, self)
+            if len(candidates) == len(views):
+                for view in views:
+                    if not view.settled:
+                        break
+                else:  # the common case: one run of every step
+                    self._start()
+                    for rule in settled:
+                        findings.phase = rule.rank
+                        rule.settled(views, self)
+                    self._finish()
+                    return
         self._start()
         count, first = len(views), 0
         while first < count:

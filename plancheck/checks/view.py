@@ -14,7 +14,6 @@ is *settled*: it is never lowered, unless a diagnostic or a rule asks for its IR
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
 
 from plancheck.checks.tables import ToolEntry
@@ -22,28 +21,37 @@ from plancheck.ir.nodes import Literal, MalformedReference, Reference, Step, Too
 from plancheck.ir.references import mentions_generated, reference_parts
 from plancheck.typecheck.names import PlanFacts, StepReferences
 
-__all__ = ["CallKey", "JsonFields", "JsonInput", "JsonRead", "StepView"]
+__all__ = ["CallKey", "JsonFields", "JsonLiteral", "JsonRead", "StepView", "reference_in"]
 
 # A clean step object's fields, as written: tool, number, dependence, dependence content (as
 # lowering reads it), inputs and outputs (what ``compiler.lowering.clean_fields`` returns).
 JsonFields: TypeAlias = tuple[
     str, int, list[int], dict[int, tuple[str, ...]] | None, dict[str, Any], list[str]
 ]
-# An input of a candidate step as read: its name, its value, and (step number, output key)
-# when the value is a reference in the common spelling.
-JsonInput: TypeAlias = tuple[str, str, tuple[int, str] | None]
-# A reference of a candidate step as read: the input's name, and (step number, output key).
+# The inputs of a candidate step as read: a literal (the input's name and its string), or a
+# reference in the common spelling (the input's name, and (step number, output key)).
+JsonLiteral: TypeAlias = tuple[str, str]
 JsonRead: TypeAlias = tuple[str, tuple[int, str]]
 # What a step calls: its tool and each input's binding, by input name (see call_key).
 CallKey: TypeAlias = tuple[str, tuple[tuple[str, tuple[object, ...]], ...]]
 
 _PREFIX: Final = "<GENERATED>-"
+# (Lists, not sequences: the compiled build walks a list without an iterator object.)
+_NO_LITERALS: Final[list[JsonLiteral]] = []  # shared, never changed: a view's own are new
+_NO_READS: Final[list[JsonRead]] = []
+_NO_PRODUCERS: Final[list[int]] = []
+
+
+def reference_in(value: str) -> tuple[int, str] | None:
+    """(step number, output key) when ``value`` is a reference in the common spelling (what
+    :meth:`StepView.read_inputs` reads as one), else None."""
+    return reference_parts(value) if value.startswith(_PREFIX) else None
 
 
 class StepView:
     """One step of the plan being checked (see the module's docstring)."""
 
-    __slots__ = ("_facts", "bindings", "entry", "fields", "index", "ir", "position",
+    __slots__ = ("_facts", "entry", "fields", "index", "ir", "literals", "position",
                  "producers", "reads", "refs", "settled", "signature", "tool")
 
     def __init__(self, facts: PlanFacts, position: int, index: int | None, tool: str | None,
@@ -61,10 +69,10 @@ class StepView:
         self.entry = entry  # a candidate's tool, as the fast path looks it up
         # A candidate's inputs, once read; the positions its references read, once resolved
         # (lists made then: most steps of a lowered plan are no candidates).
-        self.bindings: Sequence[JsonInput] = ()
-        self.reads: Sequence[JsonRead] = ()  # its references, in input order
+        self.literals = _NO_LITERALS  # its literal inputs, once read
+        self.reads = _NO_READS  # its references, in input order
         # the positions its references read, in the order of reads (once resolved)
-        self.producers: Sequence[int] = ()
+        self.producers = _NO_PRODUCERS
         self.refs: StepReferences | None = None  # what resolving its IR references found
         self.settled = False
 
@@ -82,17 +90,16 @@ class StepView:
         return step
 
     def read_inputs(self, literals: dict[str, bool]) -> bool:
-        """Read a candidate's inputs into :attr:`bindings` (and its references into
-        :attr:`reads`): False when some input is not one the fast path reads (not a string,
-        or a string the lowering reads as a reference that is not in the common spelling).
-        ``literals``: what is known of strings met before (whether the lowering reads each as
-        a literal)."""
+        """Read a candidate's inputs into :attr:`literals` and :attr:`reads`: False when some
+        input is not one the fast path reads (not a string, or a string the lowering reads as
+        a reference that is not in the common spelling). ``literals``: what is known of
+        strings met before (whether the lowering reads each as a literal)."""
         fields = self.fields
         if fields is None:
             return False
-        bindings: list[JsonInput] = []
+        found: list[JsonLiteral] = []
         reads: list[JsonRead] = []
-        self.bindings = bindings
+        self.literals = found
         self.reads = reads
         for name, value in fields[4].items():
             if type(value) is not str:
@@ -100,7 +107,6 @@ class StepView:
             if value.startswith(_PREFIX):
                 parts = reference_parts(value)
                 if parts is not None:
-                    bindings.append((name, value, parts))
                     reads.append((name, parts))
                     continue
             literal = literals.get(value)
@@ -110,7 +116,7 @@ class StepView:
                 literal = literals[value] = not mentions_generated(value)
             if not literal:
                 return False
-            bindings.append((name, value, None))
+            found.append((name, value))
         return True
 
     def call_key(self) -> CallKey | None:
@@ -122,8 +128,8 @@ class StepView:
             return None
         keyed: list[tuple[str, tuple[object, ...]]]
         if self.settled:
-            keyed = [(name, ("@", parts[0], parts[1], "") if parts is not None else ("s", value))
-                     for name, value, parts in self.bindings]
+            keyed = [(name, ("s", value)) for name, value in self.literals]
+            keyed += [(name, ("@", number, key, "")) for name, (number, key) in self.reads]
         else:
             step = self.step()
             if not step.inputs_readable:

@@ -32,7 +32,7 @@ from typing import Any, Final
 from plancheck.checks.registry import rule_set
 from plancheck.checks.run import OnePass
 from plancheck.checks.tables import tables_for
-from plancheck.checks.view import StepView
+from plancheck.checks.view import StepView, reference_in
 from plancheck.compiler.lowering import (
     CleanFields,
     clean_fields,
@@ -151,7 +151,8 @@ def _write(writer: FormWriter, view: StepView) -> None:
     fields = view.fields
     assert fields is not None and view.index is not None
     terms = {}
-    for name, value, parts in view.bindings:
+    for name, value in fields[4].items():  # as read_inputs read them, in input order
+        parts = reference_in(value)
         terms[name] = writer.read(*parts) if parts is not None else literal_term(value)
     writer.call(fields[0], view.index, terms, fields[5])
 

@@ -3,7 +3,6 @@ the pool's limit on predecessors."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from plancheck.checks.context import CheckContext
@@ -34,7 +33,7 @@ class Dependencies(Rule):
         check_step_dependencies(step, found.referenced, found.broken, found.unkeyed,
                                 context.toolset.max_predecessors, context.findings)
 
-    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+    def settled(self, views: list[StepView], context: CheckContext) -> None:
         limit = context.toolset.max_predecessors
         unlimited = limit is None or limit >= 0
         one_allowed = limit is None or limit >= 1
@@ -47,10 +46,11 @@ class Dependencies(Rule):
                 # The most common step: one reference, declared as such (what dependence_codes
                 # finds then, without building the sets).
                 number, key = reads[0][1]
-                if (one_allowed and content is not None and len(content) == 1
-                        and len(dependence) == 1 and dependence[0] == number
-                        and content.get(number) == (key,)):
-                    continue
+                if one_allowed and content is not None and len(content) == 1 \
+                        and len(dependence) == 1 and dependence[0] == number:
+                    declared = content.get(number)
+                    if declared is not None and len(declared) == 1 and declared[0] == key:
+                        continue
             elif not reads and content is None and unlimited and dependence == _NO_DEPENDENCE:
                 continue  # reads nothing and declares so: what dependence_codes finds then
             consumed: dict[int, set[str]] = {}

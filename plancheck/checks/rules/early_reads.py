@@ -3,8 +3,6 @@ the plan's data flow, which later rules read (which results were consumed)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -23,13 +21,12 @@ class EarlyReads(Rule):
         assert step is not None, "a step that is not settled has its IR"
         flow.run_step(step, context.toolset, context.findings)
 
-    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+    def settled(self, views: list[StepView], context: CheckContext) -> None:
         flow = context.flow
         assert flow is not None, "declared: needs the flow"
-        run_reads = flow.run_reads
         for view in views:
             # A settled step's references read earlier steps of known tools, all of whose
             # outputs are made: none is read early.
             index, signature = view.index, view.signature
             assert index is not None and signature is not None
-            run_reads(index, view.reads, signature.output_names)
+            flow.run_reads(index, view.reads, signature.output_names)

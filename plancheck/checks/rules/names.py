@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -24,24 +22,19 @@ class ToolsAndKeys(Rule):
         super().__init__("names", "names", ("PC201", "PC202", "PC203", "PC204"),
                          hooks=("clean", "settled", "lowered"))
 
-    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
-        kept: list[StepView] | None = None  # made at the first step left out
-        for number, view in enumerate(views):
+    def clean(self, views: list[StepView], context: CheckContext) -> None:
+        for view in views:
             fields, signature = view.fields, view.signature
             assert fields is not None and signature is not None
-            if inputs_pass(fields[4].keys(), signature):
-                if kept is not None:
-                    kept.append(view)
-            elif kept is None:
-                kept = views[:number]
-        return views if kept is None else kept
+            if not inputs_pass(fields[4].keys(), signature):
+                view.settled = False
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         step = view.ir
         assert step is not None, "a step that is not settled has its IR"
         context.resolver.check_step(step, context.findings)
 
-    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+    def settled(self, views: list[StepView], context: CheckContext) -> None:
         for view in views:
             fields, signature = view.fields, view.signature
             assert fields is not None and signature is not None

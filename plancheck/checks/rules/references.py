@@ -17,29 +17,24 @@ class References(Rule):
         super().__init__("references", "references", ("PC205", "PC206", "PC207", "PC208"),
                          hooks=("clean", "lowered"))
 
-    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
-        """Those whose every reference reads an output its (earlier, known) producer makes."""
+    def clean(self, views: list[StepView], context: CheckContext) -> None:
+        """Keeps those whose every reference reads an output its (earlier, known) producer
+        makes (and notes the producers)."""
         facts = context.facts
-        kept: list[StepView] | None = None  # made at the first step left out
-        for index, view in enumerate(views):
+        for view in views:
             reads = view.reads
-            if reads:
-                position = view.position
-                producers: list[int] = []
-                for _, (number, key) in reads:
-                    producer = clean_producer(facts, position, number, key)
-                    if producer is None:
-                        if kept is None:
-                            kept = views[:index]
-                        break
-                    producers.append(producer)
-                else:
-                    view.producers = producers
-                    if kept is not None:
-                        kept.append(view)
-            elif kept is not None:
-                kept.append(view)
-        return views if kept is None else kept
+            if not reads or not view.settled:
+                continue
+            position = view.position
+            producers: list[int] = []
+            for _, (number, key) in reads:
+                producer = clean_producer(facts, position, number, key)
+                if producer is None:
+                    view.settled = False
+                    break
+                producers.append(producer)
+            else:
+                view.producers = producers
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         step = view.ir

@@ -3,8 +3,6 @@ along a tool pair the declared flows do not list."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -21,25 +19,20 @@ class Types(Rule):
         super().__init__("types", "types", ("PC301", "PC302", "PC303", "PC304"),
                          hooks=("clean", "settled", "lowered"), option="types")
 
-    def clean(self, views: list[StepView], context: CheckContext) -> list[StepView]:
-        """Those whose every literal is a plain path of a fitting kind."""
+    def clean(self, views: list[StepView], context: CheckContext) -> None:
+        """Keeps those whose every literal is a plain path of a fitting kind."""
         tables = context.tables
         assert tables is not None, "candidate steps"
-        passes = tables.literal_passes
-        kept: list[StepView] | None = None  # made at the first step left out
-        for number, view in enumerate(views):
+        for view in views:
+            if not view.settled:  # (its inputs may not even be the tool's)
+                continue
             entry = view.entry
             assert entry is not None, "a candidate step"
             params = entry.params
-            for name, value, parts in view.bindings:
-                if parts is None and not passes(value, params[name]):
-                    if kept is None:
-                        kept = views[:number]
+            for name, value in view.literals:
+                if not tables.literal_passes(value, params[name]):
+                    view.settled = False
                     break
-            else:
-                if kept is not None:
-                    kept.append(view)
-        return views if kept is None else kept
 
     def lowered(self, view: StepView, context: CheckContext) -> None:
         signature = view.signature
@@ -50,7 +43,7 @@ class Types(Rule):
             check_step_types(step, signature, found.links, facts.tools, facts,
                              context.toolset, context.findings)
 
-    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+    def settled(self, views: list[StepView], context: CheckContext) -> None:
         facts, tables = context.facts, context.tables
         tools = facts.tools
         assert tables is not None, "settled steps"
@@ -60,8 +53,9 @@ class Types(Rule):
                 continue
             entry = view.entry
             assert entry is not None, "a settled step"
-            for (name, (_, key)), producer in zip(reads, view.producers, strict=True):
-                producer_tool = tools[producer]
+            producers = view.producers
+            for read, (name, (_, key)) in enumerate(reads):
+                producer_tool = tools[producers[read]]
                 for code in entry.reads(name, producer_tool, key, tables):
                     context.findings.report(code, _reference_finding, code, facts,
                                             view.position, name, producer_tool,

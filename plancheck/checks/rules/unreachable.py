@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.view import StepView
@@ -20,7 +18,7 @@ class Unreachable(Rule):
     def start(self, context: CheckContext) -> None:
         context.state[self.name] = {}  # consumer position -> the positions it reads
 
-    def settled(self, views: Sequence[StepView], context: CheckContext) -> None:
+    def settled(self, views: list[StepView], context: CheckContext) -> None:
         fed_by = context.state[self.name]
         for view in views:
             if view.producers:
