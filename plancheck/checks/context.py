@@ -20,7 +20,7 @@ class CheckContext:
     step is read from JSON: a lowered plan's); ``flow`` is the data flow so far (None when no
     rule run needs it); ``state`` holds what a rule keeps between steps, under its name."""
 
-    __slots__ = ("_resolver", "facts", "findings", "flow", "state", "tables", "toolset")
+    __slots__ = ("facts", "findings", "flow", "resolver", "state", "tables", "toolset")
 
     def __init__(self, facts: PlanFacts, toolset: Toolset, findings: Findings,
                  tables: Tables | None, flow: DataFlow | None) -> None:
@@ -30,12 +30,4 @@ class CheckContext:
         self.tables = tables
         self.flow = flow
         self.state: dict[str, Any] = {}
-        self._resolver: NameResolver | None = None
-
-    @property
-    def resolver(self) -> NameResolver:
-        """The name checks of the plan (made for the first step that is not settled)."""
-        resolver = self._resolver
-        if resolver is None:
-            resolver = self._resolver = NameResolver(self.facts, self.toolset)
-        return resolver
+        self.resolver = NameResolver(self.facts, self.toolset)  # the name checks of the plan

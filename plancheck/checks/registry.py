@@ -4,8 +4,10 @@ phase. Adding a rule is a module under ``rules/`` and a line here (see docs/addi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
+from plancheck.checks.context import CheckContext
 from plancheck.checks.rule import Rule
 from plancheck.checks.rules.dependencies import Dependencies
 from plancheck.checks.rules.early_reads import EarlyReads
@@ -16,6 +18,7 @@ from plancheck.checks.rules.repeated_calls import RepeatedCalls
 from plancheck.checks.rules.types import Types
 from plancheck.checks.rules.unreachable import Unreachable
 from plancheck.checks.rules.unused_outputs import UnusedOutputs
+from plancheck.checks.view import StepView
 
 __all__ = ["RULES", "RuleSet", "rule_set"]
 
@@ -39,7 +42,7 @@ class RuleSet:
     flow. The walk (:mod:`.run`) calls each rule's method directly: compiled, that is a call
     through the class's method table, with nothing boxed or looked up."""
 
-    __slots__ = ("clean_rules", "finish_rules", "lowered_rules", "needs_flow", "rules",
+    __slots__ = ("clean_rules", "finish_rules", "lowered_hooks", "needs_flow", "rules",
                  "settled_rules", "start_rules")
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
@@ -48,7 +51,12 @@ class RuleSet:
         self.start_rules = _using(ordered, "start")
         self.clean_rules = _using(ordered, "clean")
         self.settled_rules = _using(ordered, "step", "settled")
-        self.lowered_rules = _using(ordered, "step", "lowered")
+        # A lowered step's hooks, each bound and paired with its rule's rank: a lowered plan
+        # makes a call per rule and step, and in plain Python a bound method called from a
+        # tuple is the cheapest call (the step hook itself, not Rule.lowered calling it).
+        self.lowered_hooks: tuple[tuple[int, Callable[[StepView, CheckContext], None]], ...] = \
+            tuple((rule.rank, rule.step if "step" in rule.hooks else rule.lowered)
+                  for rule in _using(ordered, "step", "lowered"))
         self.finish_rules = _using(ordered, "finish")
         self.needs_flow = any("flow" in rule.needs for rule in ordered)
 

@@ -37,15 +37,15 @@ class OnePass(CheckContext):
 
     def run_steps(self, steps: Iterable[Step]) -> None:
         """Check the steps of a lowered plan, each with its IR, in the order listed."""
-        facts, findings, rules = self.facts, self.findings, self.rules.lowered_rules
+        facts, findings, hooks = self.facts, self.findings, self.rules.lowered_hooks
         tools = facts.tools
         self._start()
         for step in steps:
             position = step.position
             view = StepView(facts, position, step.index, step.tool, tools.get(position), step)
-            for rule in rules:
-                findings.phase = rule.rank
-                rule.lowered(view, self)
+            for rank, hook in hooks:
+                findings.phase = rank
+                hook(view, self)
         self._finish()
 
     def run_views(self, views: list[StepView]) -> None:
@@ -54,7 +54,7 @@ class OnePass(CheckContext):
         run on each run of consecutive settled steps; any other step's IR is made (if it has
         none yet) and the hooks of a step that is not settled run on it."""
         facts, findings, rules, tables = self.facts, self.findings, self.rules, self.tables
-        settled, lowered = rules.settled_rules, rules.lowered_rules
+        settled, lowered = rules.settled_rules, rules.lowered_hooks
         if tables is not None:
             literals = tables.literals
             candidates = [view for view in views
@@ -91,9 +91,9 @@ class OnePass(CheckContext):
                 continue
             if view.ir is None:
                 view.ir = facts.step(view.position)
-            for rule in lowered:
-                findings.phase = rule.rank
-                rule.lowered(view, self)
+            for rank, hook in lowered:
+                findings.phase = rank
+                hook(view, self)
             first += 1
         self._finish()
 
