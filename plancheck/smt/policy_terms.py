@@ -12,21 +12,29 @@ from plancheck.policy.semantics import is_number
 
 
 def numeric_holds(var: Any, op: str, bound: Any) -> Any:
+    ctx = var.ctx  # (terms are made in the variable's context: a repair has its own)
     if op in ("in", "not in"):
-        inside = z3.Or([var == z3.RealVal(b) for b in bound if is_number(b)]) \
-            if isinstance(bound, list) else z3.BoolVal(False)
+        inside = _any([var == z3.RealVal(b, ctx) for b in bound if is_number(b)], ctx) \
+            if isinstance(bound, list) else z3.BoolVal(False, ctx)
         return inside if op == "in" else z3.Not(inside)
     if not is_number(bound):  # a number is never equal to, or ordered with, anything else
-        return z3.BoolVal(op == "!=")
-    value = z3.RealVal(bound)
+        return z3.BoolVal(op == "!=", ctx)
+    value = z3.RealVal(bound, ctx)
     return {"<": var < value, "<=": var <= value, ">": var > value, ">=": var >= value,
             "==": var == value, "!=": var != value}[op]
 
 
 def string_holds(var: Any, op: str, bound: Any) -> Any:
+    ctx = var.ctx
     if op in ("==", "!="):
-        equal = var == z3.StringVal(bound) if isinstance(bound, str) else z3.BoolVal(False)
+        equal = var == z3.StringVal(bound, ctx) if isinstance(bound, str) \
+            else z3.BoolVal(False, ctx)
         return equal if op == "==" else z3.Not(equal)
-    inside = z3.Or([var == z3.StringVal(b) for b in bound if isinstance(b, str)]) \
-        if isinstance(bound, list) else z3.BoolVal(False)
+    inside = _any([var == z3.StringVal(b, ctx) for b in bound if isinstance(b, str)], ctx) \
+        if isinstance(bound, list) else z3.BoolVal(False, ctx)
     return inside if op == "in" else z3.Not(inside)
+
+
+def _any(terms: list[Any], ctx: z3.Context) -> Any:
+    """``Or`` of ``terms`` in ``ctx`` (z3's ``Or`` of nothing lands in the shared one)."""
+    return z3.Or(*terms) if terms else z3.BoolVal(False, ctx)
