@@ -10,6 +10,7 @@ from typing import Any
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.ir.nodes import Family, Flow, Param, Toolset, ToolSignature, TypeDecl
+from plancheck.ir.schema_refs import inline_local_refs
 from plancheck.ir.schema_types import KIND_DECLS, param_from_schema
 from plancheck.records import replace
 
@@ -190,6 +191,8 @@ def add_signature(builder: PoolBuilder, name: Any, pointer: str, description: An
     if not isinstance(name, str) or not name:
         builder.error("a tool must have a non-empty string `name`", pointer)
         return
+    inputs_schema, outputs_schema = inline_local_refs(inputs_schema), \
+        inline_local_refs(outputs_schema)
     inputs = object_params(inputs_schema, inputs_pointer, builder, output=False,
                            what=f"the input schema of `{name}`")
     outputs = object_params(outputs_schema, outputs_pointer, builder, output=True,
