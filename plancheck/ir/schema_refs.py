@@ -19,8 +19,10 @@ __all__ = ["inline_local_refs"]
 
 
 def inline_local_refs(schema: Any) -> Any:
-    """``schema`` with its local ``$ref``s inlined (``schema`` itself when it has none)."""
-    if not isinstance(schema, dict) or not _has_ref(schema):
+    """``schema`` with its local ``$ref``s inlined (``schema`` itself when it has none, or
+    when it is itself a reference: a tool schema that is only a pointer is read as one that
+    may admit any input, as before)."""
+    if not isinstance(schema, dict) or "$ref" in schema or not _has_ref(schema):
         return schema
     return _inline(schema, schema, ())
 
