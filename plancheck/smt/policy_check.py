@@ -104,14 +104,19 @@ class _Encoding:
                  for name in Matcher(pattern, self.toolset).in_pool(self.toolset)}
         self.names = sorted({call.tool for call in calls} | named)
         self.ids = {name: number for number, name in enumerate(self.names)}
-        self.tool_vars = [z3.Int(f"tool_{i}") for i in range(len(calls))]
+        # A context of its own: in the shared one, which facts an explanation names depended
+        # on what the process had solved before (1 of 300 real completions under seeded
+        # random policies was explained otherwise when checked in the other order).
+        ctx = self.ctx = z3.Context()
+        self.false = z3.BoolVal(False, ctx)
+        self.tool_vars = [z3.Int(f"tool_{i}", ctx) for i in range(len(calls))]
         self.facts: list[Fact] = []
         self.literals: list[Any] = []
         self.literal_ids: dict[int, int] = {}  # a literal's AST id -> its fact
-        self.solver = z3.Solver()  # facts as assumptions: unsat cores explain violations
+        self.solver = z3.Solver(ctx=ctx)  # facts as assumptions: unsat cores explain violations
         # The facts as plain constraints: deciding a rule is then propagation, not a search
         # over which facts to assume (an order of magnitude faster on 100-step plans).
-        self.decider = z3.Solver()
+        self.decider = z3.Solver(ctx=ctx)
         for call, var in zip(calls, self.tool_vars, strict=True):
             self._fact(Fact("tool", call.index, call.tool), var == self.ids[call.tool])
         self._edges: dict[tuple[int, int], Any] = {}
@@ -122,7 +127,7 @@ class _Encoding:
     def _fact(self, fact: Fact, meaning: Any) -> Any:
         if self.deadline is not None and len(self.facts) % 64 == 0:
             self.deadline.check()  # building terms in Python is not bounded by Z3's timeout
-        literal = z3.Bool(f"fact_{len(self.facts)}")
+        literal = z3.Bool(f"fact_{len(self.facts)}", self.ctx)
         self.solver.add(z3.Implies(literal, meaning))
         self.decider.add(meaning)
         self.literal_ids[literal.get_id()] = len(self.facts)
@@ -135,7 +140,7 @@ class _Encoding:
     def define(self, sort: Any, term: Any) -> Any:
         """A fresh constant equal to ``term``, by definition (a hard constraint of both
         solvers, never part of an explanation)."""
-        constant = sort(f"def_{self._defined}")
+        constant = sort(f"def_{self._defined}", self.ctx)
         self._defined += 1
         self.solver.add(constant == term)
         self.decider.add(constant == term)
@@ -151,7 +156,7 @@ class _Encoding:
             ids = [self.ids[name] for name in self.names if matcher(name)]
             var = self.tool_vars[position]
             found = (var == ids[0] if len(ids) == 1 else z3.Or([var == n for n in ids])) \
-                if ids else z3.BoolVal(False)
+                if ids else self.false
             self._matches[key] = found
         return found
 
@@ -159,7 +164,7 @@ class _Encoding:
         key = (call.index, id(flow))
         literal = self._edges.get(key)
         if literal is None:
-            edge = z3.Bool(f"edge_{call.index}_{len(self._edges)}")
+            edge = z3.Bool(f"edge_{call.index}_{len(self._edges)}", self.ctx)
             keys = ".".join(str(k) for k in flow.argument)
             kind = "flow" if flow.kind == EXPLICIT else flow.kind  # inferred: a copy
             self._fact(Fact(kind, call.index, keys, flow.source), edge)
@@ -180,15 +185,15 @@ class _Encoding:
         op, bound = predicate.predicate.op, predicate.predicate.value
         name = f"value_{call.index}_{keys}_{len(self.facts)}"
         if is_number(value) and op != "matches":
-            var = z3.Real(name)
-            self._fact(Fact("value", call.index, keys), var == z3.RealVal(value))
+            var = z3.Real(name, self.ctx)
+            self._fact(Fact("value", call.index, keys), var == z3.RealVal(value, self.ctx))
             return numeric_holds(var, op, bound)
         if isinstance(value, str) and op in ("==", "!=", "in", "not in"):
-            var = z3.String(name)
-            self._fact(Fact("value", call.index, keys), var == z3.StringVal(value))
+            var = z3.String(name, self.ctx)
+            self._fact(Fact("value", call.index, keys), var == z3.StringVal(value, self.ctx))
             return string_holds(var, op, bound)
         # A regular expression, or values of other kinds: the semantics' verdict is the fact.
-        var = z3.Bool(name)
+        var = z3.Bool(name, self.ctx)
         self._fact(Fact("value", call.index, keys), var == predicate.holds(value))
         return var
 
@@ -207,7 +212,7 @@ CHAIN = 64  # a chained term is cut by a definition every this many links
 def _prefix_any(encoding: _Encoding, parts: list[Any]) -> list[Any]:
     """``out[i]`` = ``parts[0] or ... or parts[i-1]``, each a defined constant (terms stay
     shallow: a chain nested a thousand deep overflows the stack of z3's Python API)."""
-    out = [z3.BoolVal(False)]
+    out = [encoding.false]
     for n, part in enumerate(parts[:-1]):
         term = z3.Or(out[-1], part)
         out.append(encoding.define(z3.Bool, term) if n % CHAIN == CHAIN - 1 else term)
@@ -241,13 +246,13 @@ def _violations(rule: Rule, encoding: _Encoding, complete: bool) -> list[tuple[i
         return []
     wanted = Matcher(rule.first, encoding.toolset)
     return [(-1, z3.Not(z3.Or([encoding.calls_of(wanted, i) for i in positions] or
-                              [z3.BoolVal(False)])))]
+                              [encoding.false])))]
 
 
 def _count_violations(rule: Rule, encoding: _Encoding) -> list[tuple[int, Any]]:
     assert rule.first is not None
     counted = Matcher(rule.first, encoding.toolset)
-    one, zero = z3.IntVal(1), z3.IntVal(0)
+    one, zero = z3.IntVal(1, encoding.ctx), z3.IntVal(0, encoding.ctx)
     # prefix[i]: how many of the steps before i call the pattern (shared terms: linear size).
     prefix = [zero]
     for i in range(len(encoding.calls)):
