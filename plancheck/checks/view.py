@@ -104,11 +104,10 @@ class StepView:
         for name, value in fields[4].items():
             if type(value) is not str:
                 return False
-            if value.startswith(_PREFIX):
-                parts = reference_parts(value)
-                if parts is not None:
-                    reads.append((name, parts))
-                    continue
+            parts = reference_in(value)
+            if parts is not None:
+                reads.append((name, parts))
+                continue
             literal = literals.get(value)
             if literal is None:
                 if len(literals) >= 4096:

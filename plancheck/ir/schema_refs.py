@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from plancheck.ir.schema_validation import value_at
+
 __all__ = ["inline_local_refs"]
 
 
@@ -44,25 +46,11 @@ def _inline(value: Any, root: dict[str, Any], inside: tuple[str, ...]) -> Any:
     if isinstance(ref, str) and ref.startswith("#"):
         if ref in inside:
             return {}  # a recursive model: what it holds further down is not checked
-        target = _resolve(root, ref[1:])
-        if target is not None:
+        target = value_at(root, ref[1:])
+        if isinstance(target, dict):
             siblings = {k: v for k, v in value.items() if k != "$ref"}
             return {**_inline(target, root, (*inside, ref)), **_inline(siblings, root, inside)}
     return {key: (item if key in ("$defs", "definitions", "enum", "const", "default",
                                   "examples")
                   else _inline(item, root, inside))
             for key, item in value.items()}
-
-
-def _resolve(root: dict[str, Any], pointer: str) -> dict[str, Any] | None:
-    """The object schema at JSON pointer ``pointer`` of ``root`` (None: nothing there)."""
-    found: Any = root
-    for token in pointer.split("/")[1:] if pointer else ():
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(found, dict) and token in found:
-            found = found[token]
-        elif isinstance(found, list) and token.isdigit() and int(token) < len(found):
-            found = found[int(token)]
-        else:
-            return None
-    return found if isinstance(found, dict) else None

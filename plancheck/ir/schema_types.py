@@ -58,7 +58,7 @@ _KIND_OF_SCHEMA_TYPE = {
     "number": "Number", "float": "Number", "double": "Number",
     "integer": "Integer", "int": "Integer",
     "boolean": "Boolean", "bool": "Boolean",
-    "array": "List", "list": "List",
+    "array": "List", "list": "List", "tuple": "List",
     "object": "Object", "dict": "Object",
     "null": "Null",
 }

@@ -19,12 +19,13 @@ from typing import Any
 
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import ToolSignature
-from plancheck.ir.schema_types import param_to_schema
+from plancheck.ir.schema_types import SCHEMA_TYPE_OF_KIND, kind_of_name, param_to_schema
 from plancheck.records import FrozenRecord
 
 # Validators by canonical schema text; ``None`` records a schema the library refuses (an
 # unresolvable ``$ref``, an invalid keyword value): such a tool's arguments are not validated.
 _VALIDATORS: dict[str, Any] = {}
+_PROBLEMS: dict[str, str] = {}  # what the library said of each schema it refused
 # The object schema of each tool signature (signatures are immutable once loaded).
 _TOOL_SCHEMAS: dict[int, tuple[ToolSignature, str]] = {}
 
@@ -70,10 +71,13 @@ _SUBSCHEMA = frozenset({"additionalProperties", "items", "contains", "not", "if"
 _SUBSCHEMAS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
                           "dependentSchemas"})
-# Loose type names real pools write that are no JSON Schema type: BFCL's "float", "tuple",
-# "dict", "any"; Seal-Tools' "str", "int", "float" (plancheck's own types read them alike).
-_LOOSE_TYPES = {"str": "string", "int": "integer", "float": "number", "double": "number",
-                "bool": "boolean", "dict": "object", "list": "array", "tuple": "array"}
+
+
+def _json_type(name: Any) -> Any:
+    """The JSON Schema type a loose type name stands for (BFCL's "float", "tuple", "dict";
+    Seal-Tools' "str", "int": as plancheck's own types read them), else ``name``."""
+    kind = kind_of_name(name) if isinstance(name, str) else None
+    return SCHEMA_TYPE_OF_KIND[kind] if kind is not None else name
 
 
 def json_schema_types(schema: Any) -> Any:
@@ -85,12 +89,10 @@ def json_schema_types(schema: Any) -> Any:
     fixed: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "type":
-            if isinstance(value, str) and value in _LOOSE_TYPES:
-                value = _LOOSE_TYPES[value]
-            elif value == "any":
+            if value == "any":
                 continue
-            elif isinstance(value, list):
-                value = [_LOOSE_TYPES.get(t, t) if isinstance(t, str) else t for t in value]
+            value = [_json_type(t) for t in value] if isinstance(value, list) \
+                else _json_type(value)
         elif key in _SUBSCHEMA:
             value = [json_schema_types(v) for v in value] if isinstance(value, list) \
                 else json_schema_types(value)
@@ -108,7 +110,14 @@ def validator(schema_text: str) -> Any:
         return _VALIDATORS[schema_text]
     except KeyError:
         pass
-    built, _ = _compiled(schema_text)
+    import jsonschema_rs
+
+    built: Any
+    try:
+        built = jsonschema_rs.validator_for(json.loads(schema_text))
+    except (ValueError, TypeError, jsonschema_rs.ValidationError) as error:
+        built = None
+        _PROBLEMS[schema_text] = str(error).strip().split("\n")[0] or "the validator refuses it"
     _VALIDATORS[schema_text] = built
     return built
 
@@ -116,18 +125,7 @@ def validator(schema_text: str) -> Any:
 def schema_problem(schema_text: str) -> str | None:
     """Why the library refuses to compile a schema (the first line of its message), or
     ``None`` when it compiles it."""
-    if validator(schema_text) is not None:
-        return None
-    return _compiled(schema_text)[1] or "the validator refuses it"
-
-
-def _compiled(schema_text: str) -> tuple[Any, str | None]:
-    import jsonschema_rs
-
-    try:
-        return jsonschema_rs.validator_for(json.loads(schema_text)), None
-    except (ValueError, TypeError, jsonschema_rs.ValidationError) as error:
-        return None, str(error).strip().split("\n")[0]
+    return None if validator(schema_text) is not None else _PROBLEMS[schema_text]
 
 
 def schema_errors(value: Any, schema_text: str) -> list[SchemaError]:
