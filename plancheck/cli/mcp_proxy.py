@@ -1,4 +1,5 @@
-"""``plancheck mcp-proxy [--tools POOL] [--profile P] [--policy FILE] -- SERVER_COMMAND ...``:
+"""``plancheck mcp-proxy [--tools POOL] [--profile P] [--policy FILE] [--references SYNTAX]
+-- SERVER_COMMAND ...``:
 an MCP server over stdio that starts ``SERVER_COMMAND`` and checks each ``tools/call`` with a
 :class:`plancheck.Guard` before it reaches the server (:mod:`plancheck.integrations.mcp_proxy`).
 Point an MCP client (Claude Desktop, an SDK client) at ``plancheck mcp-proxy -- SERVER ...``
@@ -26,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", metavar="FILE", default=None,
                         help="refuse calls that break the policies of FILE (`policy NAME "
                              "{ ... }` blocks)")
+    parser.add_argument("--references", metavar="SYNTAX", action="append", default=None,
+                        help="read string arguments written in SYNTAX (e.g. `template`: "
+                             "{{steps.K.output.KEY}}) as references to earlier results, "
+                             "substituted before the call is forwarded; repeatable; default: "
+                             "none, every string is text (docs/guard.md)")
     parser.add_argument("server", nargs=argparse.REMAINDER, metavar="-- SERVER_COMMAND ...",
                         help="the MCP server to start and guard")
 
@@ -42,6 +48,14 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError:
         print("plancheck mcp-proxy needs the MCP SDK: pip install 'plancheck[mcp]'",
               file=sys.stderr)
+        return EXIT_ERROR
+    from plancheck.guard.references import declared_syntaxes
+    from plancheck.ir.nodes import Toolset
+
+    try:
+        declared_syntaxes(Toolset(""), args.references)
+    except ValueError as error:
+        print(f"plancheck mcp-proxy: --references: {error}", file=sys.stderr)
         return EXIT_ERROR
     toolset = None
     policies: Any = args.policy
@@ -71,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             return Guard(toolset if tools is None else tools, profile=args.profile,
-                         policies=policies)
+                         policies=policies, references=args.references)
         except PolicyError as error:
             raise ValueError(f"the policy file {args.policy} cannot be used: "
                              + "; ".join(d.message for d in error.diagnostics)) from None

@@ -5,9 +5,11 @@ profile  what blocks (is an error)
 ======== ====================================================================================
 default  the codes' own severities (``plancheck explain``): a literal that breaks its
          parameter's JSON Schema (``PC302``) is a warning, as a linter reports it
-guard    every schema violation (``PC302``) and a placeholder where a value belongs
-         (``PC209``) as well: in an agent loop a call that breaks its tool's schema fails
-         when it runs, so it must not be sent
+guard    every schema violation (``PC302``; a number written as a string, ``PC305``, which
+         the schema rejects too), a placeholder where a value belongs (``PC209``), a
+         and a reference whose value is not known yet (``PC206``) as well: in an agent loop
+         a call that breaks its tool's schema fails when it runs, and one whose values are
+         not known must not run
 strict   every warning; notes (a number written as a string, ``PC305``) stay notes
 ======== ====================================================================================
 
@@ -22,7 +24,7 @@ from plancheck.diagnostics.severity import Severity
 
 PROFILE_NAMES = ("default", "guard", "strict")
 
-_GUARD = ("PC209", "PC302")
+_GUARD = ("PC206", "PC209", "PC302", "PC305")
 
 
 def profile_overrides(profile: str) -> tuple[tuple[str, Severity], ...]:

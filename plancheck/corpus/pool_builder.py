@@ -12,6 +12,7 @@ from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.ir.nodes import Family, Flow, Param, Toolset, ToolSignature, TypeDecl
 from plancheck.ir.schema_refs import inline_local_refs
 from plancheck.ir.schema_types import KIND_DECLS, param_from_schema
+from plancheck.ir.schema_validation import published_schema
 from plancheck.records import replace
 
 __all__ = [
@@ -145,8 +146,8 @@ def same_definition(a: ToolSignature, b: ToolSignature) -> bool:
         return [(p.name, p.type, p.required, p.doc, p.polymorphic, p.schema_text)
                 for p in (*tool.inputs, *tool.outputs)]
 
-    return (a.description, a.category, a.family, len(a.inputs), params(a)) == \
-        (b.description, b.category, b.family, len(b.inputs), params(b))
+    return (a.description, a.category, a.family, len(a.inputs), params(a), a.input_schema) == \
+        (b.description, b.category, b.family, len(b.inputs), params(b), b.input_schema)
 
 
 def as_list(value: Any) -> list[Any]:
@@ -191,6 +192,7 @@ def add_signature(builder: PoolBuilder, name: Any, pointer: str, description: An
     if not isinstance(name, str) or not name:
         builder.error("a tool must have a non-empty string `name`", pointer)
         return
+    published = published_schema(inputs_schema)  # the guard validates against it, whole
     inputs_schema, outputs_schema = inline_local_refs(inputs_schema), \
         inline_local_refs(outputs_schema)
     inputs = object_params(inputs_schema, inputs_pointer, builder, output=False,
@@ -203,7 +205,8 @@ def add_signature(builder: PoolBuilder, name: Any, pointer: str, description: An
     builder.add_tool(ToolSignature(name, inputs, outputs, as_text(meta.get("category")),
                                    as_text(meta.get("family")), as_text(description),
                                    builder.span(pointer), open_outputs=outputs_schema is None,
-                                   open_inputs=admits_other_keys(inputs_schema)),
+                                   open_inputs=admits_other_keys(inputs_schema),
+                                   input_schema=published),
                      pointer)
 
 

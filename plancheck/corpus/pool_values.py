@@ -209,4 +209,4 @@ def _shape(tool: ToolSignature) -> tuple[Any, ...]:
     """What makes two definitions of one name the same tool (not where they are written)."""
     return (tuple((p.name, p.type, p.required, p.schema_text) for p in tool.inputs),
             tuple((p.name, p.type, p.schema_text) for p in tool.outputs), tool.open_inputs,
-            tool.open_outputs)
+            tool.open_outputs, tool.input_schema)

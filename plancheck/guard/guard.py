@@ -16,6 +16,7 @@ that cannot be read is refused with a diagnostic that says why.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from plancheck.guard.reading import ProposedCall, decode_arguments, read_calls
 from plancheck.guard.references import (
     MAX_DEPTH,
     MISSING,
+    declared_syntaxes,
     path_tokens,
     references_in,
     replaced,
@@ -36,8 +38,10 @@ from plancheck.guard.results import result_value
 from plancheck.guard.verdict import TurnVerdict, Verdict, feedback_text
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import Toolset, ToolSignature
-from plancheck.ir.schema_types import json_shown, numeric_string
-from plancheck.ir.schema_validation import SchemaError, schema_errors, tool_schema_text, value_at
+from plancheck.ir.schema_types import json_shown
+from plancheck.ir.schema_validation import SchemaUndecided, schema_problem, tool_schema_text
+from plancheck.ir.schema_values import json_problem
+from plancheck.ir.schema_verdict import ArgumentProblem, argument_problems, place_of
 from plancheck.policy.loader import PolicySet
 from plancheck.policy.online import GuardPolicies, describe_flows
 from plancheck.policy.semantics import EXPLICIT, PolicyCall
@@ -83,24 +87,44 @@ class Guard:
     MCP ``tools/list`` result, an OpenAI or Anthropic ``tools`` list, JSON or DSL text, or a
     list of them). ``profile``: which codes block (:mod:`plancheck.compiler.profiles`).
     ``policies``: a policy file, DSL text or a loaded set. ``provenance=False`` turns off the
-    inference of flows from copied values. Building the guard raises
+    inference of flows from copied values. ``references``: the syntaxes in which a string
+    argument refers to an earlier call's result (names of
+    :data:`~plancheck.compiler.call_formats.SYNTAXES`, ``"all"`` or ``"none"``); by default
+    the pool's own (DisasterBench's ``<GENERATED>-k-<key>``, DORA's ``trajectory[k].obs``),
+    and none for any other pool, whose strings are text. ``invalid_schemas="allow"`` lets calls
+    to a tool whose input schema is not valid run unvalidated (with a ``PC711`` warning);
+    by default they are refused. Building the guard raises
     :class:`~plancheck.corpus.toolsets.ToolsetError` or
-    :class:`~plancheck.policy.loader.PolicyError` when the pool or the policies cannot be used.
+    :class:`~plancheck.policy.loader.PolicyError` when the pool or the policies cannot be used,
+    ``ValueError`` for an unknown profile or syntax. One guard may be shared between threads:
+    its calls are decided one at a time.
     """
 
     def __init__(self, toolset: Any = None, *, profile: str = "guard",
                  policies: str | Path | PolicySet | None = None,
-                 provenance: bool = True) -> None:
+                 provenance: bool = True, references: str | list[str] | None = None,
+                 invalid_schemas: str = "refuse") -> None:
         from plancheck.corpus.pool_values import toolset_from
 
+        if invalid_schemas not in ("refuse", "allow"):
+            raise ValueError(f"invalid_schemas must be 'refuse' or 'allow', not "
+                             f"{invalid_schemas!r}")
         self.toolset: Toolset = toolset_from(toolset)
         self.profile = profile
         self._overrides = profile_overrides(profile)
+        self.references = declared_syntaxes(self.toolset, references)
+        self.invalid_schemas = invalid_schemas
         rules = PolicySet((), self.toolset, "<none>") if policies is None else policies
         self.policies = GuardPolicies(rules, self.toolset, provenance=provenance)
         self._accepted: list[Accepted] = []
         self._by_id: dict[str, int] = {}
         self._proposed = 0
+        # A call is decided and joins the trajectory under this lock: counts and ids hold
+        # when several threads share the guard.
+        self._lock = threading.RLock()
+        self.pool_diagnostics = [self._invalid_pool_schema(tool, problem)
+                                 for tool in self.toolset.tools.values()
+                                 if (problem := schema_problem(tool_schema_text(tool)))]
 
     # ----------------------------------------------------------------------- the loop
 
@@ -110,11 +134,12 @@ class Guard:
         before the next is decided, so counts hold over the turn). Never raises."""
         try:
             read = read_calls(call)
-            if isinstance(read, str):
-                return self._unreadable(read)
-            if len(read) == 1 and not isinstance(call, list):
-                return self._decide(read[0])
-            return TurnVerdict([self._decide(proposed) for proposed in read])
+            with self._lock:
+                if isinstance(read, str):
+                    return self._unreadable(read)
+                if len(read) == 1 and not isinstance(call, list):
+                    return self._decide(read[0])
+                return TurnVerdict([self._decide(proposed) for proposed in read])
         except Exception as error:
             return self._unreadable(f"plancheck failed on this call ({type(error).__name__}: "
                                     f"{error}); please report it", code="PC002")
@@ -130,9 +155,10 @@ class Guard:
                          severity=Severity.WARNING)]
         try:
             value, failed = result_value(result)
-            entry = self._accepted[index]
-            entry.result, entry.failed = value, failed
-            self.policies.record(entry.call_id, value)
+            with self._lock:
+                entry = self._accepted[index]
+                entry.result, entry.failed = value, failed
+                self.policies.record(entry.call_id, value)
         except Exception as error:
             return [make("PC002", f"the result of `{call_id}` could not be recorded: {error}",
                          severity=Severity.WARNING)]
@@ -159,6 +185,12 @@ class Guard:
     def _decide(self, proposed: ProposedCall) -> Verdict:
         call_id = proposed.call_id or f"call_{self._proposed}"
         self._proposed += 1
+        if call_id in self._by_id:
+            return self._refuse(call_id, proposed.tool if isinstance(proposed.tool, str)
+                                else None, [self._diag(
+                "PC110", f"call {call_id}: an accepted call already has the id `{call_id}`; "
+                         "each call needs an id of its own (results are recorded by id)", "",
+                call_id, None, severity=Severity.ERROR)])
         name = proposed.tool
         if not isinstance(name, str) or not name.strip():
             return self._refuse(call_id, None, [self._diag(
@@ -169,17 +201,26 @@ class Guard:
         if tool is None:
             return self._refuse(call_id, name, [self._unknown_tool(call_id, name)])
         arguments, problem = decode_arguments(proposed.arguments)
-        if problem is None and not isinstance(arguments, dict):
-            problem = (f"the arguments must be a JSON object of named arguments, found "
-                       f"{json_shown(arguments)}")
+        if problem is None and (not isinstance(arguments, dict) or (
+                proposed.arguments is None and proposed.has_arguments)):
+            # (as check reads them: PC108; ``"arguments": null`` is no object either)
+            shown = "null" if proposed.arguments is None else \
+                "an empty string" if proposed.arguments == "" else json_shown(arguments)
+            return self._refuse(call_id, name, [self._diag(
+                "PC108", f"call {call_id} `{name}`: the arguments must be a JSON object of "
+                         f"named arguments, found {shown}", "", call_id, name,
+                severity=Severity.ERROR)])
+        if problem is None:
+            not_json = json_problem(arguments, MAX_DEPTH)
+            if not_json is not None:
+                where = place_of(not_json[0])
+                problem = (f"{'argument `' + where + '`' if where else 'the arguments'} cannot "
+                           f"be checked: {not_json[1]}")
         if problem is not None:
             return self._refuse(call_id, name, [self._diag(
-                "PC100", f"call {call_id} `{name}`: {problem}", "", call_id, name)])
-        found, too_deep = references_in(arguments)
-        if too_deep:
-            return self._refuse(call_id, name, [self._diag(
-                "PC100", f"call {call_id} `{name}`: the arguments are nested more than "
-                         f"{MAX_DEPTH} levels deep", "", call_id, name)])
+                "PC100", f"call {call_id} `{name}`: {problem}", "", call_id, name,
+                severity=Severity.ERROR)])
+        found = references_in(arguments, self.references)
         diagnostics: list[Diagnostic] = []
         resolution = self._resolve(found, arguments, call_id, tool, diagnostics)
         diagnostics.extend(self._schema(resolution, call_id, tool))
@@ -193,11 +234,13 @@ class Guard:
             flows = describe_flows(policy_call, self.policies.monitor.history)
             lines = [_flow_line(flow) for flow in flows]
         allowed = not diagnostics or not any(d.severity is Severity.ERROR for d in diagnostics)
+        # What the tool must run with: each reference that resolved replaced by its value.
+        to_run = resolution.instance
         if allowed:
-            self._accept(policy_call, call_id, tool, arguments)
+            self._accept(policy_call, call_id, tool, to_run)
         return Verdict(allowed, diagnostics,
                        feedback_text(call_id, tool.name, diagnostics, allowed, lines),
-                       call_id, tool.name, arguments, flows)
+                       call_id, tool.name, to_run, flows)
 
     def _accept(self, call: PolicyCall, call_id: str, tool: ToolSignature,
                 arguments: dict[str, Any]) -> None:
@@ -251,6 +294,13 @@ class Guard:
                     diagnostics.append(self._missing_key(call_id, tool, top, ref.pointer,
                                                          source, match.key))
                     continue
+                diagnostics.append(self._diag(
+                    "PC206", f"call {call_id} `{tool.name}`: argument `{place_of(ref.pointer)}`"
+                             f" refers to the result of {where}, which is not recorded yet "
+                             f"({json_shown(ref.text)}): the value it must run with is not "
+                             "known", ref.pointer, call_id, tool.name, key=top,
+                    severity=Severity.WARNING,
+                    help=[f"record the result first: guard.record({source.call_id!r}, result)"]))
             self._explicit_type(source, tokens, tool, top, ref.pointer, call_id, diagnostics)
         return resolution
 
@@ -273,41 +323,42 @@ class Guard:
 
     def _schema(self, resolution: _Resolution, call_id: str,
                 tool: ToolSignature) -> list[Diagnostic]:
-        errors = schema_errors(resolution.instance, tool_schema_text(tool))
-        found: list[Diagnostic] = []
-        for error in errors:
-            if any(error.pointer == h or error.pointer.startswith(h + "/")
-                   for h in resolution.holes):
-                continue
-            found.extend(self._schema_diagnostics(error, resolution, call_id, tool))
-        return found
-
-    def _schema_diagnostics(self, error: SchemaError, resolution: _Resolution, call_id: str,
-                            tool: ToolSignature) -> list[Diagnostic]:
+        """The schema's own verdict on the arguments (:mod:`plancheck.ir.schema_verdict`);
+        a call it cannot decide is refused, saying why."""
         named = f"call {call_id} `{tool.name}`"
-        if error.keyword == "required":
-            return [self._diag("PC203", f"{named}: the required argument `{n}` is missing",
-                               "", call_id, tool.name, key=n) for n in error.names]
-        if error.keyword == "additionalProperties":
-            return [self._unknown_argument(named, call_id, tool, n) for n in error.names]
-        top = error.pointer.split("/")[1] if error.pointer else ""
-        actual = value_at(resolution.instance, error.pointer)
-        place = f"argument `{error.pointer[1:] or top}`" if error.pointer else "the arguments"
+        try:
+            problems = argument_problems(resolution.instance, tool, tuple(resolution.holes))
+        except SchemaUndecided as undecided:
+            if undecided.invalid_schema:
+                allow = self.invalid_schemas == "allow"
+                return [self._diag(
+                    "PC711", f"{named}: `{tool.name}` cannot be checked: {undecided.reason}; "
+                             + ("it runs unvalidated" if allow else "no call to it is run"),
+                    "", call_id, tool.name,
+                    severity=Severity.WARNING if allow else Severity.ERROR,
+                    help=["fix the tool's inputSchema, or build the guard with "
+                          "invalid_schemas=\"allow\" to run its calls unchecked"])]
+            return [self._diag("PC002", f"{named} cannot be checked, so it is not run: "
+                                        f"{undecided.reason}", "", call_id, tool.name,
+                               severity=Severity.ERROR)]
+        return [self._schema_diagnostic(problem, resolution, named, call_id, tool)
+                for problem in problems]
+
+    def _schema_diagnostic(self, problem: ArgumentProblem, resolution: _Resolution,
+                           named: str, call_id: str, tool: ToolSignature) -> Diagnostic:
+        if problem.code == "PC202":
+            return self._unknown_argument(named, call_id, tool, problem.key, problem.message,
+                                          Severity.WARNING if problem.warning else None)
         source = next((where for pointer, where in resolution.substituted.items()
-                       if error.pointer == pointer or error.pointer.startswith(pointer + "/")),
+                       if problem.pointer == pointer or problem.pointer.startswith(pointer + "/")),
                       None)
         if source is not None:
-            return [self._diag("PC301", f"{named}: {place} gets {json_shown(actual)} from "
-                                        f"{source}, which does not fit: {error.message}",
-                               error.pointer, call_id, tool.name, key=top, actual=actual)]
-        if error.keyword == "type" and {"number", "integer"} & set(error.expected) and \
-                numeric_string(actual) is not None:
-            return [self._diag("PC305", f"{named}: {place} takes a number, written here as "
-                                        f"the string {json_shown(actual)}",
-                               error.pointer, call_id, tool.name, key=top, actual=actual,
-                               help=[f"write it as the number {numeric_string(actual)}"])]
-        return [self._diag("PC302", f"{named}: {place}: {error.message}", error.pointer,
-                           call_id, tool.name, key=top, actual=actual)]
+            return self._diag("PC301", f"{named}: {problem.message}; the value comes from "
+                                       f"{source}", problem.pointer, call_id, tool.name,
+                              key=problem.key, actual=problem.actual)
+        return self._diag(problem.code, f"{named}: {problem.message}", problem.pointer, call_id,
+                          tool.name, key=problem.key, actual=problem.actual,
+                          help=list(problem.help))
 
     def _inferred_types(self, call: PolicyCall, call_id: str,
                         tool: ToolSignature) -> list[Diagnostic]:
@@ -360,14 +411,22 @@ class Guard:
                           allowed=names[:_MAX_LISTED])
 
     def _unknown_argument(self, named: str, call_id: str, tool: ToolSignature,
-                          name: str) -> Diagnostic:
+                          name: str, message: str, severity: Severity | None) -> Diagnostic:
         from difflib import get_close_matches
 
         close = get_close_matches(name, list(tool.input_names), n=1)
-        return self._diag("PC202", f"{named}: `{tool.name}` takes no argument `{name}`",
-                          "/" + name, call_id, tool.name, key=name,
-                          suggestion=close[0] if close else None,
-                          allowed=list(tool.input_names))
+        return self._diag("PC202", f"{named}: {message}", "/" + name, call_id, tool.name,
+                          key=name, suggestion=close[0] if close else None,
+                          allowed=list(tool.input_names), severity=severity)
+
+    def _invalid_pool_schema(self, tool: ToolSignature, problem: str) -> Diagnostic:
+        """``PC711`` when the pool loads: every call to the tool is refused (or, with
+        ``invalid_schemas="allow"``, runs unvalidated)."""
+        then = "its calls run unvalidated" if self.invalid_schemas == "allow" else \
+            "the guard refuses every call to it"
+        return make("PC711", f"the JSON Schema of tool `{tool.name}` is not valid ({problem}): "
+                             f"{then}", primary=tool.span, data={"tool": tool.name,
+                                                                 "problem": problem})
 
     def _missing_call(self, call_id: str, tool: ToolSignature, top: str, pointer: str,
                       text: str) -> Diagnostic:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from plancheck.compiler.call_formats import SYNTAXES
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, parse
 from plancheck.diagnostics.span import escape_pointer
+from plancheck.ir.nodes import Toolset
 from plancheck.records import FrozenRecord
 
 MAX_DEPTH = 64  # arguments nested deeper are refused, not walked
@@ -34,37 +36,59 @@ class Found(FrozenRecord):
         self.match = match
 
 
-def references_in(arguments: Any) -> tuple[list[Found], bool]:
-    """Every reference and placeholder inside ``arguments``, in document order, and whether
-    the value is nested more deeply than :data:`MAX_DEPTH` (then it is not walked further)."""
+# The syntaxes a pool keeps when the guard is not told otherwise: the built-in DisasterBench
+# pool's ``<GENERATED>-k-<key>`` and DORA's ``<key> from trajectory[k].obs``. Any other pool
+# (MCP, OpenAI, Anthropic, BFCL, ...) declares none: its strings are text.
+_POOL_SYNTAXES = {"disasterbench": ("generated",), "dora": ("dora",)}
+
+
+def declared_syntaxes(toolset: Toolset, references: Any) -> tuple[str, ...]:
+    """The reference syntaxes a guard reads: ``references`` (a syntax name of
+    :data:`~plancheck.compiler.call_formats.SYNTAXES`, a list of them, ``"all"`` or
+    ``"none"``), or when it is ``None`` the ones the pool declares. Raises ``ValueError`` for
+    an unknown name."""
+    if references is None:
+        return _POOL_SYNTAXES.get(toolset.name, ())
+    names = [references] if isinstance(references, str) else list(references)
+    if names == ["all"]:
+        return SYNTAXES
+    if names == ["none"]:
+        return ()
+    unknown = [n for n in names if n not in SYNTAXES]
+    if unknown:
+        raise ValueError(f"unknown reference syntax {unknown[0]!r}: expected one of "
+                         f"{', '.join(SYNTAXES)}, 'all' or 'none'")
+    return tuple(n for n in SYNTAXES if n in names)
+
+
+def references_in(arguments: Any, syntaxes: tuple[str, ...] = SYNTAXES) -> list[Found]:
+    """Every reference in one of ``syntaxes`` (and, when there is one, every placeholder)
+    inside ``arguments`` (JSON data, nested at most :data:`MAX_DEPTH` deep), in document
+    order. With no syntax, no string is a reference."""
     found: list[Found] = []
-    too_deep = [False]
+    if not syntaxes:
+        return found
     if isinstance(arguments, str):
-        _look_at(arguments, "", found)
+        _look_at(arguments, "", found, syntaxes)
     elif isinstance(arguments, dict | list):
-        _walk(arguments, "", 0, found, too_deep)
-    return found, too_deep[0]
+        _walk(arguments, "", found, syntaxes)
+    return found
 
 
-def _walk(value: dict[str, Any] | list[Any], pointer: str, depth: int, found: list[Found],
-          too_deep: list[bool]) -> None:
-    if depth >= MAX_DEPTH:
-        too_deep[0] = True
-        return
+def _walk(value: dict[str, Any] | list[Any], pointer: str, found: list[Found],
+          syntaxes: tuple[str, ...]) -> None:
     items = value.items() if isinstance(value, dict) else enumerate(value)
     for key, item in items:
-        if type(item) is str:
+        if isinstance(item, str):
             if _MAYBE.search(item):  # a pointer is built only for a value that needs one
-                _look_at(item, f"{pointer}/{escape_pointer(str(key))}", found)
+                _look_at(item, f"{pointer}/{escape_pointer(str(key))}", found, syntaxes)
         elif isinstance(item, dict | list):
-            _walk(item, f"{pointer}/{escape_pointer(str(key))}", depth + 1, found, too_deep)
-        elif isinstance(item, str):  # a str subclass
-            _look_at(item, f"{pointer}/{escape_pointer(str(key))}", found)
+            _walk(item, f"{pointer}/{escape_pointer(str(key))}", found, syntaxes)
 
 
-def _look_at(text: str, pointer: str, found: list[Found]) -> None:
+def _look_at(text: str, pointer: str, found: list[Found], syntaxes: tuple[str, ...]) -> None:
     if _MAYBE.search(text):
-        match = parse(text)
+        match = parse(text, syntaxes)
         if match is not None:
             found.append(Found(pointer, text, match))
 

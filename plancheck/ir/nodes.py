@@ -292,10 +292,12 @@ class ToolSignature(FrozenRecord):
     """A tool. ``open_outputs``: the pool does not say what the tool returns (an MCP tool
     without an ``outputSchema``), so any key of its result may be read, as an untyped value.
     ``open_inputs``: its input schema admits keys it does not list (or is one plancheck cannot
-    read, such as a ``$ref``), so an input it does not name is not an error."""
+    read, such as a ``$ref``), so an input it does not name is not an error. ``input_schema``:
+    the input schema a foreign pool publishes for the tool, whole, as canonical JSON (``None``
+    for a DSL tool): the guard validates arguments against it (:mod:`.schema_validation`)."""
 
     _fields = ("name", "inputs", "outputs", "category", "family", "description", "span",
-               "open_outputs", "open_inputs")
+               "open_outputs", "open_inputs", "input_schema")
     # Derived lookups, computed once: checking a plan asks for them many times.
     __slots__ = (*_fields, "input_names", "input_name_set", "output_names",
                  "required_input_names", "_inputs_by_name", "_outputs_by_name")
@@ -303,7 +305,7 @@ class ToolSignature(FrozenRecord):
     def __init__(self, name: str, inputs: tuple[Param, ...], outputs: tuple[Param, ...],
                  category: str = "", family: str = "", description: str = "",
                  span: Span = NO_SPAN, open_outputs: bool = False,
-                 open_inputs: bool = False) -> None:
+                 open_inputs: bool = False, input_schema: str | None = None) -> None:
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
@@ -313,6 +315,7 @@ class ToolSignature(FrozenRecord):
         self.span = span
         self.open_outputs = open_outputs
         self.open_inputs = open_inputs
+        self.input_schema = input_schema
         self.input_names = tuple(p.name for p in inputs)
         self.input_name_set = frozenset(self.input_names)
         self.output_names = tuple(p.name for p in outputs)

@@ -23,7 +23,7 @@ from plancheck.ir.schema_types import SCHEMA_TYPE_OF_KIND, kind_of_name, param_t
 from plancheck.records import FrozenRecord
 
 # Validators by canonical schema text; ``None`` records a schema the library refuses (an
-# unresolvable ``$ref``, an invalid keyword value): such a tool's arguments are not validated.
+# unresolvable ``$ref``, an invalid keyword value): a guard refuses every call to such a tool.
 _VALIDATORS: dict[str, Any] = {}
 _PROBLEMS: dict[str, str] = {}  # what the library said of each schema it refused
 # The object schema of each tool signature (signatures are immutable once loaded).
@@ -31,19 +31,23 @@ _TOOL_SCHEMAS: dict[int, tuple[ToolSignature, str]] = {}
 
 
 class SchemaError(FrozenRecord):
-    __slots__ = _fields = ("pointer", "keyword", "message", "names", "expected")
+    __slots__ = _fields = ("pointer", "keyword", "message", "names", "expected", "kind")
 
     def __init__(self, pointer: str, keyword: str, message: str, names: tuple[str, ...] = (),
-                 expected: tuple[str, ...] = ()) -> None:
+                 expected: tuple[str, ...] = (), kind: str = "") -> None:
         self.pointer = pointer  # below the validated value ("" is the value itself)
         self.keyword = keyword  # "type", "enum", "required", "additionalProperties", ...
         self.message = message
         self.names = names  # the missing or unexpected property names
         self.expected = expected  # for "type": the JSON types the schema allows
+        self.kind = kind  # the library's name of the failure (``AnyOf``, ``Maximum``, ...)
 
 
 def tool_schema_text(tool: ToolSignature) -> str:
-    """The JSON Schema of ``tool``'s arguments object, as canonical JSON (kept per tool)."""
+    """The JSON Schema of ``tool``'s arguments object, as canonical JSON: the schema its pool
+    publishes (:func:`published_schema`), else (a DSL tool) one built from its parameters."""
+    if tool.input_schema is not None:
+        return tool.input_schema
     cached = _TOOL_SCHEMAS.get(id(tool))
     if cached is not None and cached[0] is tool:
         return cached[1]
@@ -62,6 +66,20 @@ def tool_schema_text(tool: ToolSignature) -> str:
     text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
     _TOOL_SCHEMAS[id(tool)] = (tool, text)
     return text
+
+
+def published_schema(schema: Any) -> str | None:
+    """The input schema a pool publishes for a tool, as canonical JSON, whole: its ``$schema``
+    (so its draft), ``$defs``, anchors and every keyword kept; only loose type names (BFCL's
+    ``"dict"``, Seal-Tools' ``"str"``) are written as the JSON type they name. ``None`` when
+    ``schema`` is not a schema at all (then the parameters' own schemas are used)."""
+    if not isinstance(schema, dict | bool):
+        return None
+    try:
+        return json.dumps(json_schema_types(schema), sort_keys=True, ensure_ascii=False,
+                          allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 # Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
@@ -114,8 +132,10 @@ def validator(schema_text: str) -> Any:
 
     built: Any
     try:
-        built = jsonschema_rs.validator_for(json.loads(schema_text))
-    except (ValueError, TypeError, jsonschema_rs.ValidationError) as error:
+        # ``format`` is an annotation, as in ``jsonschema`` and draft 2020-12 (docs/guard.md)
+        built = jsonschema_rs.validator_for(json.loads(schema_text), validate_formats=False)
+    except (ValueError, TypeError, RecursionError, jsonschema_rs.ValidationError,
+            jsonschema_rs.ReferencingError) as error:
         built = None
         _PROBLEMS[schema_text] = str(error).strip().split("\n")[0] or "the validator refuses it"
     _VALIDATORS[schema_text] = built
@@ -128,20 +148,31 @@ def schema_problem(schema_text: str) -> str | None:
     return None if validator(schema_text) is not None else _PROBLEMS[schema_text]
 
 
+class SchemaUndecided(Exception):
+    """The validator cannot decide a value against a schema: the schema is not valid, or the
+    validator failed. A guard refuses such a call (it fails closed)."""
+
+    def __init__(self, reason: str, invalid_schema: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.invalid_schema = invalid_schema
+
+
 def schema_errors(value: Any, schema_text: str) -> list[SchemaError]:
-    """Every way ``value`` breaks the schema, in the library's order (``[]``: it is valid)."""
+    """Every way ``value`` breaks the schema, in the library's order (``[]``: it is valid).
+    Raises :class:`SchemaUndecided` when the library cannot decide. ``value`` must be JSON
+    data (:func:`plancheck.ir.schema_values.json_problem` says whether it is)."""
     compiled = validator(schema_text)
     if compiled is None:
-        return []
+        raise SchemaUndecided(f"its JSON Schema is not valid ({_PROBLEMS[schema_text]})",
+                              invalid_schema=True)
     try:
         if compiled.is_valid(value):
             return []
-        errors = list(compiled.iter_errors(value))
-    except (ValueError, TypeError, OverflowError, RecursionError):
-        # A value JSON cannot hold (a key that is not a string, a float NaN, a huge integer):
-        # the caller has said so already.
-        return []
-    return [_mapped(error) for error in errors]
+        return [_mapped(error) for error in compiled.iter_errors(value)]
+    except Exception as error:  # the library's failure must not let a call through
+        raise SchemaUndecided(f"the JSON Schema validator failed on it ({type(error).__name__}: "
+                              f"{str(error)[:200]})") from error
 
 
 def _mapped(error: Any) -> SchemaError:
@@ -157,11 +188,20 @@ def _mapped(error: Any) -> SchemaError:
     elif kind_name == "AdditionalProperties":
         names = tuple(str(n) for n in kind.unexpected)
         keyword = "additionalProperties"
+    elif kind_name == "Enum":
+        expected = tuple(_shown(o) for o in kind.options)
+    elif kind_name == "Constant":
+        expected = (_shown(kind.expected_value),)
     elif kind_name == "Type":
         types = kind.types
         expected = tuple(str(t) for t in (types if isinstance(types, (list, tuple)) else [types]))
         keyword = "type"
-    return SchemaError(pointer, keyword, str(error.message), names, expected)
+    return SchemaError(pointer, keyword, str(error.message), names, expected, kind_name)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def expects_number(errors: list[SchemaError], pointer: str) -> bool:

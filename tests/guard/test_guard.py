@@ -59,7 +59,7 @@ def test_an_unknown_tool_gets_the_nearest_name() -> None:
 
 
 def test_refused_calls_do_not_shift_the_numbering_of_references() -> None:
-    guard = plancheck.Guard(POOL)
+    guard = plancheck.Guard(POOL, references="template")
     assert guard.propose(anthropic("a", "read_text_file", {"path": "/tmp/a"})).allowed
     guard.record("a", text_result("hello", {"content": "hello"}))
     assert not guard.propose(anthropic("b", "no_such_tool", {})).allowed
@@ -71,7 +71,7 @@ def test_refused_calls_do_not_shift_the_numbering_of_references() -> None:
 
 
 def test_a_reference_to_a_key_the_result_lacks_is_refused() -> None:
-    guard = plancheck.Guard(POOL)
+    guard = plancheck.Guard(POOL, references="template")
     guard.propose(anthropic("a", "read_text_file", {"path": "/tmp/a"}))
     guard.record("a", text_result("hello", {"content": "hello"}))
     verdict = guard.propose(anthropic("b", "write_file", {
@@ -80,8 +80,8 @@ def test_a_reference_to_a_key_the_result_lacks_is_refused() -> None:
 
 
 def test_a_reference_to_a_call_not_made_is_refused() -> None:
-    verdict = plancheck.Guard(POOL).propose(anthropic("b", "write_file", {
-        "path": "/tmp/b", "content": "<GENERATED>-3-<content>"}))
+    verdict = plancheck.Guard(POOL, references="generated").propose(anthropic(
+        "b", "write_file", {"path": "/tmp/b", "content": "<GENERATED>-3-<content>"}))
     assert not verdict.allowed
 
 
@@ -171,7 +171,7 @@ def test_a_plain_call_gets_the_verdict_of_the_same_call_in_a_turn(
         call["id"] = call_id
     verdicts = []
     for given_as in (call, [call]):
-        guard = plancheck.Guard(POOL)
+        guard = plancheck.Guard(POOL, references="all")
         first = guard.propose({"name": "read_text_file", "arguments": {"path": "/a"},
                                "id": "first"})
         guard.record(first.call_id, {"content": [{"type": "text", "text": "/tmp/a.txt"}]})

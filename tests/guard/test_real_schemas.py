@@ -70,9 +70,9 @@ def test_the_seal_tools_pool_schemas_compile(capsys: pytest.CaptureFixture[str])
 def test_the_gold_answers_of_bfcl_records_are_allowed(category: str) -> None:
     for record, answer in _records(category):
         guard = plancheck.Guard(record["function"], provenance=False)
-        for call in answer["ground_truth"]:
+        for position, call in enumerate(answer["ground_truth"]):
             ((name, arguments),) = call.items()
-            verdict = guard.propose({"type": "tool_use", "id": "c", "name": name,
+            verdict = guard.propose({"type": "tool_use", "id": f"c{position}", "name": name,
                                      "input": _first_alternatives(arguments)})
             assert verdict.allowed, (record["id"], name, verdict.feedback)
 

@@ -60,8 +60,11 @@ def _pool() -> dict[str, Any]:
 POOL = _pool()
 
 
+_IDS = iter(range(10**6))
+
+
 def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_use", "id": "c", "name": name, "input": arguments}
+    return {"type": "tool_use", "id": f"c{next(_IDS)}", "name": name, "input": arguments}
 
 
 def test_the_sdk_writes_references_to_its_definitions() -> None:
@@ -86,8 +89,11 @@ def test_calls_are_validated_against_the_models() -> None:
     assert good.allowed, good.feedback
     bad = guard.propose(_call("place_order", {"order": {"items": [{"qty": "two"}]}}))
     assert not bad.allowed
-    assert sorted(d.code for d in bad.errors) == ["PC203", "PC302"]  # no name; qty no integer
-    assert "`order/items/0/qty`" in bad.feedback
+    # no name; qty no integer: both inside `order`, so both are the schema's PC302, each with
+    # the path of its value
+    assert sorted(d.code for d in bad.errors) == ["PC302", "PC302"]
+    assert "`order.items[0].name` is required" in bad.feedback
+    assert "`order.items[0].qty` must be an integer" in bad.feedback
 
 
 def test_a_recursive_model_is_checked_as_far_as_it_is_written_out() -> None:

@@ -76,7 +76,7 @@ def test_references_resolve_against_recorded_results(tmp_path: Path) -> None:
                 await session.call_tool("write_note", {"name": "b",
                                                        "text": "{{steps.0.output.text}}"})]
 
-    typo, good = _session(_proxy(), log, body)
+    typo, good = _session(_proxy("--references", "template"), log, body)
     assert typo.is_error and "PC208" in typo.content[0].text
     assert not good.is_error
 
