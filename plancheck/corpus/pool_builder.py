@@ -195,6 +195,8 @@ def add_signature(builder: PoolBuilder, name: Any, pointer: str, description: An
     published = published_schema(inputs_schema)  # the guard validates against it, whole
     inputs_schema, outputs_schema = inline_local_refs(inputs_schema), \
         inline_local_refs(outputs_schema)
+    if published is not None and not _plain_object_schema(inputs_schema):
+        inputs_schema = _listed_inputs(inputs_schema)
     inputs = object_params(inputs_schema, inputs_pointer, builder, output=False,
                            what=f"the input schema of `{name}`")
     outputs = object_params(outputs_schema, outputs_pointer, builder, output=True,
@@ -208,6 +210,30 @@ def add_signature(builder: PoolBuilder, name: Any, pointer: str, description: An
                                    open_inputs=admits_other_keys(inputs_schema),
                                    input_schema=published),
                      pointer)
+
+
+def _plain_object_schema(schema: Any) -> bool:
+    """Whether ``schema`` is plainly an object schema, or one that admits no object at all
+    (``{"type": "array"}``: the pool is wrong, as before)."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type", "object")
+    if isinstance(kind, list) and "object" in kind:
+        return False
+    return kind != "object" or isinstance(schema.get("properties", {}), dict)
+
+
+def _listed_inputs(schema: Any) -> dict[str, Any]:
+    """An input schema that is a schema, but not plainly one of an object (``true``, a list of
+    types with ``object``, ``properties`` that is no map): read as the parameters it lists and open to others;
+    its own verdict on each call is the validator's (``ToolSignature.input_schema``)."""
+    listed: dict[str, Any] = {"type": "object", "additionalProperties": True}
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        listed["properties"] = {k: v for k, v in properties.items() if isinstance(v, dict)} \
+            if isinstance(properties, dict) else {}
+        listed["required"] = schema.get("required", [])
+    return listed
 
 
 # Keywords under which an object schema may admit keys its `properties` do not list.

@@ -132,8 +132,11 @@ def validator(schema_text: str) -> Any:
 
     built: Any
     try:
-        # ``format`` is an annotation, as in ``jsonschema`` and draft 2020-12 (docs/guard.md)
-        built = jsonschema_rs.validator_for(json.loads(schema_text), validate_formats=False)
+        # ``format`` is an annotation, as in ``jsonschema`` and draft 2020-12; a ``$ref`` to
+        # another document is never fetched (a tool schema must not make the guard open a URL):
+        # such a schema cannot be compiled (docs/guard.md)
+        built = jsonschema_rs.validator_for(json.loads(schema_text), validate_formats=False,
+                                            offline=True)
     except (ValueError, TypeError, RecursionError, jsonschema_rs.ValidationError,
             jsonschema_rs.ReferencingError) as error:
         built = None
