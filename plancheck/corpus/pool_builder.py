@@ -225,8 +225,9 @@ def _plain_object_schema(schema: Any) -> bool:
 
 def _listed_inputs(schema: Any) -> dict[str, Any]:
     """An input schema that is a schema, but not plainly one of an object (``true``, a list of
-    types with ``object``, ``properties`` that is no map): read as the parameters it lists and open to others;
-    its own verdict on each call is the validator's (``ToolSignature.input_schema``)."""
+    types with ``object``, ``properties`` that is no map): read as the parameters it lists
+    and open to others; its own verdict on each call is the validator's
+    (``ToolSignature.input_schema``)."""
     listed: dict[str, Any] = {"type": "object", "additionalProperties": True}
     if isinstance(schema, dict):
         properties = schema.get("properties")
