@@ -71,12 +71,7 @@ def check(
     if options is None:
         options = CheckOptions(strict_json=strict, types=types, interpret=interpret,
                                provenance=provenance)
-    if profile != "default":
-        from plancheck.compiler.profiles import profile_overrides
-        from plancheck.records import replace
-
-        options = replace(options, severity_overrides=(
-            *options.severity_overrides, *profile_overrides(profile)))
+    options = _with_profile(options, profile)
     phases = _policy_phases(policies, tools, prefix)
     choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
@@ -100,6 +95,18 @@ def check(
                 primary=Span(name, pointer="")).with_context(file=name, record=None)])
     return check_in_memory(plan, tools, options, name=name, extra_phases=phases,
                            choose_dora=choose_dora)
+
+
+def _with_profile(options: CheckOptions, profile: str) -> CheckOptions:
+    """``options`` with ``profile``'s severity overrides after its own (its own win)."""
+    from plancheck.compiler.profiles import profile_overrides
+
+    overrides = profile_overrides(profile)  # (raises ValueError for an unknown name)
+    if not overrides:
+        return options
+    from plancheck.records import replace
+
+    return replace(options, severity_overrides=(*options.severity_overrides, *overrides))
 
 
 def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPhase]:
@@ -186,21 +193,21 @@ def score(
 def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = None, *,
                      name: str = "<trajectory>", options: CheckOptions | None = None,
                      policies: Any = None, prefix: bool = False,
-                     provenance: bool | None = None) -> Report:
+                     provenance: bool | None = None, profile: str = "default") -> Report:
     """Check one trajectory against a toolset and return the report; never raises on bad input.
 
     ``trajectory`` is a JSON value, JSON text or a :class:`~pathlib.Path`; ``toolset`` a
     :class:`~plancheck.ir.nodes.Toolset`, a toolset path (an MCP or OpenAI pool, ...), or
     ``None`` for the built-in pool. The value is read as a trajectory even when it would not
-    be recognised as one in a file. ``policies``, ``prefix`` and ``provenance`` as for
-    :func:`check` (``provenance`` None: as ``options`` say, by default on).
+    be recognised as one in a file. ``policies``, ``prefix``, ``profile`` and ``provenance``
+    as for :func:`check` (``provenance`` None: as ``options`` say, by default on).
     """
     import json
 
     from plancheck.compiler.callshapes import lower_trajectory
 
     toolset = _toolset(toolset)
-    options = options or CheckOptions()
+    options = _with_profile(options or CheckOptions(), profile)
     if provenance is not None and provenance != options.provenance:
         from plancheck.records import replace
 

@@ -24,6 +24,7 @@ from plancheck.cli.common import (
     toolset_option,
 )
 from plancheck.compiler.driver import CheckOptions, PlanPhase, check_paths
+from plancheck.compiler.profiles import profile_overrides
 from plancheck.diagnostics.model import Diagnostic, Severity, make
 from plancheck.render.registry import FORMATS
 
@@ -66,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-types", action="store_true", help="skip type checking")
     parser.add_argument("--strict-types", action="store_true",
                         help="make numbers written as numeric strings (PC305) errors")
+    parser.add_argument("--profile", choices=("default", "guard", "strict"), default="default",
+                        help="which codes block (docs/guard.md): guard gives plancheck.Guard's "
+                        "verdict on each call")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print only the summary line (text and concise formats)")
     parser.add_argument("--config", metavar="FILE", default=None,
@@ -111,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         select=select,
         ignore=ignore,
         severity_overrides=(((("PC305", Severity.ERROR),) if args.strict_types else ())
-                            + config.severity),
+                            + config.severity + profile_overrides(args.profile)),
         provenance=not args.no_provenance and config.provenance is not False,
     )
     fail_level = (Severity.parse(args.fail_level) if args.fail_level is not None

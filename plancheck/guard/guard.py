@@ -23,7 +23,7 @@ from typing import Any
 from plancheck.compiler.profiles import profile_overrides, severity_in
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.severity import Severity
-from plancheck.diagnostics.span import Span
+from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.guard.reading import ProposedCall, decode_arguments, read_calls
 from plancheck.guard.references import (
     MAX_DEPTH,
@@ -38,7 +38,7 @@ from plancheck.guard.results import result_value
 from plancheck.guard.verdict import TurnVerdict, Verdict, feedback_text
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import Toolset, ToolSignature
-from plancheck.ir.schema_types import json_shown
+from plancheck.ir.schema_types import declared_kind, json_shown
 from plancheck.ir.schema_validation import SchemaUndecided, schema_problem, tool_schema_text
 from plancheck.ir.schema_values import json_problem
 from plancheck.ir.schema_verdict import ArgumentProblem, argument_problems, place_of
@@ -46,6 +46,7 @@ from plancheck.policy.loader import PolicySet
 from plancheck.policy.online import GuardPolicies, describe_flows
 from plancheck.policy.semantics import EXPLICIT, PolicyCall
 from plancheck.records import Record, replace
+from plancheck.typecheck.types import extension_problem
 
 _FILE = "<call>"
 _MAX_LISTED = 30
@@ -224,6 +225,7 @@ class Guard:
         diagnostics: list[Diagnostic] = []
         resolution = self._resolve(found, arguments, call_id, tool, diagnostics)
         diagnostics.extend(self._schema(resolution, call_id, tool))
+        diagnostics.extend(self._paths(resolution, call_id, tool))
         policy_call, policy_found = self.policies.check(
             call_id, tool.name, arguments, resolution.explicit, frozenset(resolution.unknown))
         diagnostics.extend(policy_found)
@@ -343,6 +345,25 @@ class Guard:
                                severity=Severity.ERROR)]
         return [self._schema_diagnostic(problem, resolution, named, call_id, tool)
                 for problem in problems]
+
+    def _paths(self, resolution: _Resolution, call_id: str,
+               tool: ToolSignature) -> list[Diagnostic]:
+        """plancheck's own check of a path written for a typed input (the built-in pool's,
+        DORA's): a `.txt` file where an image is wanted is PC302, as check says."""
+        found = []
+        lattice = self.toolset.lattice
+        for name, value in resolution.instance.items():
+            param = tool.input(name) if isinstance(value, str) else None
+            pointer = "/" + escape_pointer(name)
+            if param is None or pointer in resolution.substituted or \
+                    pointer in resolution.holes or declared_kind(param.type, lattice.decls):
+                continue
+            problem = extension_problem(value, param.type, lattice)
+            if problem is not None:
+                found.append(self._diag("PC302", f"call {call_id} `{tool.name}`: argument "
+                                                 f"`{name}` {problem}", pointer, call_id,
+                                        tool.name, key=name, actual=value))
+        return found
 
     def _schema_diagnostic(self, problem: ArgumentProblem, resolution: _Resolution,
                            named: str, call_id: str, tool: ToolSignature) -> Diagnostic:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from plancheck.diagnostics.span import escape_pointer
@@ -66,6 +67,19 @@ def tool_schema_text(tool: ToolSignature) -> str:
     text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
     _TOOL_SCHEMAS[id(tool)] = (tool, text)
     return text
+
+
+def admits_undeclared(tool: ToolSignature) -> bool:
+    """Whether the schema ``tool``'s pool publishes lets an argument it does not list through
+    (``additionalProperties`` absent): then naming one is plancheck's warning, not an error."""
+    return tool.input_schema is not None and _admits_undeclared(tool.input_schema)
+
+
+@lru_cache(maxsize=1024)
+def _admits_undeclared(schema_text: str) -> bool:
+    schema = json.loads(schema_text)
+    return not isinstance(schema, dict) or (schema.get("additionalProperties") is not False
+                                            and schema.get("unevaluatedProperties") is not False)
 
 
 def published_schema(schema: Any) -> str | None:

@@ -139,9 +139,11 @@ def _problems(error: SchemaError, arguments: Any, tool: ToolSignature) -> list[A
     place = f"argument `{place_of(pointer)}`" if pointer else "the arguments"
     if error.keyword == "type" and {"number", "integer"} & set(error.expected):
         number = numeric_string(actual)
-        if number is not None:
-            return [ArgumentProblem("PC305", pointer, f"{place} takes a number, written here "
-                                    f"as the string {json_shown(actual)}", top, actual,
+        whole = "number" not in error.expected  # only an integer will do
+        if number is not None and (not whole or isinstance(number, int)):
+            wanted = "an integer" if whole else "a number"
+            return [ArgumentProblem("PC305", pointer, f"{place} takes {wanted}, written here "
+                                    f"as the string {_cut_text(json.dumps(actual))}", top, actual,
                                     help=(f"write it as the number {number}",), keyword="type")]
     return [ArgumentProblem("PC302", pointer, f"{place} {_wording(error, actual)}", top, actual,
                             error.names, keyword=error.keyword)]
@@ -179,6 +181,10 @@ def _wording(error: SchemaError, actual: Any) -> str:
 def _cut(error: SchemaError) -> str:
     message = error.message.strip()
     return message if len(message) <= _LONGEST else message[:_LONGEST - 3] + "..."
+
+
+def _cut_text(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _article(name: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
+from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import (
     Argument,
@@ -35,6 +36,7 @@ from plancheck.ir.nodes import (
 )
 from plancheck.ir.output_paths import output_at
 from plancheck.ir.references import format_reference, respell
+from plancheck.ir.schema_validation import admits_undeclared
 
 
 # The classes of this module are plain classes (compiled to native classes by mypyc), not
@@ -252,8 +254,9 @@ class NameResolver:
             if guess:
                 renamed[argument.name] = guess
             findings.report("PC202", _unknown_input, step, tool, argument, guess)
+        admitted = admits_undeclared(tool)  # then PC202 is a warning: the call may run
         for param in missing:
-            if param.name in renamed.values():
+            if param.name in renamed.values() and not admitted:
                 continue  # reported together with the input it was probably meant as
             findings.report("PC203", _missing_input, step, tool, param)
 
@@ -437,6 +440,8 @@ def _unknown_input(
                 "machine-applicable",
             )
         )
+    # A name the tool's published schema admits (no ``additionalProperties``) is a warning:
+    # the schema decides (docs/guard.md)
     return make(
         "PC202",
         f"`{tool.name}` has no input `{argument.name}` (step {_label(step)})",
@@ -446,6 +451,7 @@ def _unknown_input(
         data={"step": step.index, "position": step.position, "tool": tool.name,
               "key": argument.name, "suggestion": guess, "allowed": allowed},
         suggestions=suggestions,
+        severity=Severity.WARNING if admits_undeclared(tool) else None,
     )
 
 

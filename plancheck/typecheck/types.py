@@ -19,6 +19,8 @@ from functools import lru_cache
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
+from plancheck.diagnostics.severity import Severity
+from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Reference, Step, Toolset, ToolSignature
 from plancheck.ir.output_paths import input_place
@@ -64,6 +66,8 @@ def check_step_types(
             nested.append(resolved)
     if nested:
         _check_nested(step, tool, nested, tools, facts, toolset, findings)
+    if tool.input_schema is not None:
+        check_published_schema(step, tool, findings)
     for argument in step.args:
         param = tool.input(argument.name)
         if param is None:
@@ -253,7 +257,9 @@ def _check_literal(
     lattice: TypeLattice,
 ) -> Diagnostic | None:
     value = literal.value
-    if param.schema_text is not None:  # a JSON Schema parameter (MCP/OpenAI pools)
+    if tool.input_schema is not None and not isinstance(value, str):
+        return None  # the published schema decided (check_published_schema)
+    if param.schema_text is not None and tool.input_schema is None:
         from plancheck.ir.schema_types import schema_literal_diagnostic
 
         found = schema_literal_diagnostic(step, literal, param, tool)
@@ -287,18 +293,15 @@ def _check_literal(
             data={"step": step.index, "position": step.position, "tool": tool.name,
                   "key": param.name, "expected": param.type, "actual": shown},
         )
+    problem = extension_problem(value, param.type, lattice)
+    if problem is None:
+        return None
     extension = literal_extension(value)
-    if extension is None:
-        return None
-    fits = lattice.literal_fits(extension, param.type)
-    if fits is None or fits:
-        return None
-    inferred = lattice.types_for_extension(extension)
+    inferred = lattice.types_for_extension(extension or "")
     allowed = sorted(lattice.formats.get(param.type, frozenset()))
     return make(
         "PC302",
-        f"step {step.index} `{tool.name}.{param.name}` expects {lattice.describe(param.type)}, "
-        f"but `{posixpath.basename(value)}` is a `{extension}` file",
+        f"step {step.index} `{tool.name}.{param.name}` {problem}",
         primary=literal.span,
         label=f"a `{extension}` file",
         notes=[f"`{param.type}` is usually stored as " + ", ".join(allowed)],
@@ -306,6 +309,57 @@ def _check_literal(
               "key": param.name, "expected": param.type, "extension": extension,
               "inferred": inferred},
     )
+
+
+def extension_problem(value: str, expected: str, lattice: TypeLattice) -> str | None:
+    """``expects an image, but `a.txt` is a `.txt` file`` when a path's extension is not a
+    format of the ``expected`` type (plancheck's own check: the guard makes it too)."""
+    extension = literal_extension(value)
+    if extension is None:
+        return None
+    fits = lattice.literal_fits(extension, expected)
+    if fits is None or fits:
+        return None
+    return (f"expects {lattice.describe(expected)}, but `{posixpath.basename(value)}` is a "
+            f"`{extension}` file")
+
+
+def check_published_schema(step: Step, tool: ToolSignature, findings: Findings) -> None:
+    """The verdict of the schema ``tool``'s pool publishes on the step's arguments, whole
+    (:func:`~plancheck.ir.schema_verdict.argument_problems`, as the guard gives it); a
+    reference's place is not judged. What the name checks report from the same schema (an
+    undeclared input, a top-level required one) is left to them."""
+    from plancheck.ir.schema_validation import SchemaUndecided
+    from plancheck.ir.schema_verdict import argument_problems
+
+    instance: dict[str, object] = {}
+    holes: list[str] = []
+    for argument in step.args:
+        pointer = "/" + escape_pointer(argument.name)
+        if isinstance(argument.value, Literal):
+            instance[argument.name] = argument.value.value
+            holes.extend(pointer + at for at, _ in argument.nested)
+        else:  # a reference: its value is not known here
+            instance[argument.name] = None
+            holes.append(pointer)
+    try:
+        problems = argument_problems(instance, tool, tuple(holes))
+    except SchemaUndecided:
+        return  # an invalid schema is PC711 (toolset lint); a value JSON cannot hold, PC100
+    by_name = {a.name: a for a in step.args}
+    for problem in problems:
+        if (problem.code == "PC202" and not tool.open_inputs) or \
+                (problem.code == "PC203" and problem.key in tool.required_input_names):
+            continue  # the name checks report it (typecheck.names)
+        owner = by_name.get(problem.key)
+        span = step.tool_span or step.span if owner is None else (
+            owner.value.span if isinstance(owner.value, Literal) else owner.span)
+        findings.add(make(
+            problem.code, f"step {step.index} `{tool.name}`: {problem.message}", primary=span,
+            label="does not fit the tool's schema", help=problem.help,
+            data={"step": step.index, "position": step.position, "tool": tool.name,
+                  "key": problem.key, "pointer": problem.pointer, "actual": problem.actual},
+            severity=Severity.WARNING if problem.warning else None))
 
 
 def _bridging_tools(output: Param, param: Param, toolset: Toolset) -> list[ToolSignature]:

@@ -124,7 +124,13 @@ def test_a_schema_plancheck_cannot_read_gives_no_false_unknown_input(
         assert code == 0, out
     pool = _mcp_pool(tmp_path, {"type": "object", "properties": {"y": {}}})
     code, out, _ = _run(capsys, "--tools", str(pool), str(_call(tmp_path, {"x": "a"})))
-    assert code == 1 and "PC202" in out  # a plain schema still lists its inputs
+    # a plain schema still lists its inputs: an unlisted one is a warning where the schema
+    # admits it (no additionalProperties), an error where it does not
+    assert code == 0 and "warning[PC202]" in out
+    pool = _mcp_pool(tmp_path, {"type": "object", "properties": {"y": {}},
+                                "additionalProperties": False})
+    code, out, _ = _run(capsys, "--tools", str(pool), str(_call(tmp_path, {"x": "a"})))
+    assert code == 1 and "error[PC202]" in out
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["check", "--help"], ["--version"]])
