@@ -104,7 +104,7 @@ def test_the_guard_check_check_trajectory_and_the_cli_say_the_same(
         "mcp-filesystem": REAL / "mcp" / "server-filesystem.json",
         "mcp-memory": REAL / "mcp" / "server-memory.json",
         "builtin": None,
-    }.get(pool_name, None) if pool_name != "bfcl" else _bfcl_pool(tmp_path)
+    }.get(pool_name) if pool_name != "bfcl" else _bfcl_pool(tmp_path)
     toolset = plancheck.load_toolset(pool_path) if pool_path else plancheck.load_toolset(None)
     calls = _calls(toolset.tools)
     assert len(calls) >= 12
