@@ -16,6 +16,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.support.mcp_raw_client import RawClient, call
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, str(ROOT / "tests" / "support" / "mcp_notes_server.py")]
 
@@ -128,31 +130,20 @@ def test_a_server_that_dies_answers_every_pending_request(tmp_path: Path) -> Non
 def test_what_is_not_json_is_answered_with_a_parse_error_and_not_forwarded(
         tmp_path: Path) -> None:
     """Raw lines: garbage gets a JSON-RPC parse error from the proxy (the server never sees
-    it), and the next messages still arrive, in order."""
-    lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        "this is not JSON",
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "write_note", "arguments": {"name": "x"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "read_note", "arguments": {"name": "x"}}},
-    ]
-    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
-                   for line in lines)
-    done = subprocess.run(_proxy(), input=text.encode(), capture_output=True, timeout=60,
-                          check=False, env=_env(tmp_path / "calls.jsonl"))
-    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
-    ids = [r["id"] for r in replies if r.get("id") is not None]
-    assert ids[0] == 1 and 2 in ids and 3 in ids
-    parse_errors = [r for r in replies if r.get("id") is None]
-    assert [r["error"]["code"] for r in parse_errors] == [-32700]
-    by_id = {r["id"]: r for r in replies if "id" in r}
-    assert by_id[2]["result"]["isError"] is True  # refused by the proxy
-    assert "note x" in json.dumps(by_id[3]["result"])
-    assert done.returncode == 0
+    it), and the next messages are still answered."""
+    log = tmp_path / "calls.jsonl"
+    with RawClient(_proxy(), env=_env(log)) as client:
+        client.start()
+        client.send(b"this is not JSON\n")
+        parse_error = client.next()
+        client.send(call(2, "write_note", {"name": "x"}))
+        client.send(call(3, "read_note", {"name": "x"}))
+        refused, answered = client.reply(2), client.reply(3)
+        assert client.close() == 0
+    assert parse_error["id"] is None and parse_error["error"]["code"] == -32700
+    assert refused["result"]["isError"] is True  # refused by the proxy
+    assert "note x" in json.dumps(answered["result"])
+    assert [c["tool"] for c in _calls(log)] == ["read_note"]
 
 
 def test_no_server_named_is_a_usage_error() -> None:

@@ -90,7 +90,7 @@ def run_tool(request_id: Any, params: dict[str, Any]) -> None:
         out.flush()
         return
     elif name == "vanish":
-        out.close()
+        os.close(1)  # (closing sys.stdout leaves the descriptor open)
         time.sleep(60)
         return
     elif name == "spawn":

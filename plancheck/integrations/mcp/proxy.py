@@ -159,10 +159,11 @@ class McpProxy:
     # ----------------------------------------------------------------------- client -> server
 
     def _from_client(self) -> None:
+        lines = wire.LineReader(self.client_in.fileno(), self.max_message)
         while True:
-            line = wire.read_line(self.client_in, self.max_message)
+            line = lines.read_line()
             if line is None:  # too long
-                wire.skip_line(self.client_in)
+                lines.skip_line()
                 self._to_client(error_reply(None, messages.INVALID_REQUEST, (
                     f"a message longer than {self.max_message} bytes is not accepted "
                     "(plancheck mcp-proxy --max-message-size)")))
@@ -229,9 +230,7 @@ class McpProxy:
                 self._answer(key, wire.encode(protocol.tool_error(
                     message, f"plancheck failed on this call, so it was not run "
                              f"({type(error).__name__}: {error}); please report it")))
-        server = self._server
-        assert server is not None
-        server.close_input()  # the client has closed: so does the server's input
+        self._close_server_input()  # the client has closed: so does the server's input
         self._begin_ending()
 
     def _judge(self, message: dict[str, Any], key: str) -> None:
@@ -321,8 +320,9 @@ class McpProxy:
     def _from_server(self) -> None:
         server = self._server
         assert server is not None
+        lines = wire.LineReader(server.stdout.fileno(), self.max_message)
         while True:
-            line = wire.read_line(server.stdout, self.max_message)
+            line = lines.read_line()
             if line is None:  # too long
                 self._failure = (f"the MCP server wrote a message longer than "
                                  f"{self.max_message} bytes (--max-message-size)")
@@ -407,7 +407,7 @@ class McpProxy:
                                            f"{why} before answering {method}"))
         for asked in own.values():
             asked.done.set()
-        server.close_input()
+        self._close_server_input()
         self._begin_ending()
         if server.returncode is None:
             with contextlib.suppress(Exception):  # (the main thread escalates meanwhile)
@@ -433,22 +433,25 @@ class McpProxy:
     def _write_client(self, line: bytes) -> None:
         try:
             with self._client_lock:
-                self.client_out.write(line)
-                self.client_out.flush()
+                wire.write_all(self.client_out.fileno(), line)
         except (OSError, ValueError):  # the client has gone: so does the session
             self._client_open = False
-            server = self._server
-            assert server is not None
-            server.close_input()
+            self._close_server_input()
             self._begin_ending()
+
+    def _close_server_input(self) -> None:
+        server = self._server
+        assert server is not None
+        with self._server_lock:
+            server.close_input()
 
     def _to_server(self, line: bytes) -> None:
         server = self._server
         assert server is not None
         try:
-            with self._server_lock:
-                server.stdin.write(line)
-                server.stdin.flush()
+            with self._server_lock:  # (closed under this lock too: no write to a reused fd)
+                if not server.stdin.closed:
+                    wire.write_all(server.stdin.fileno(), line)
         except (OSError, ValueError):  # the server has gone: its reader answers what is pending
             pass
 

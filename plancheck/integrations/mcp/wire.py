@@ -11,23 +11,24 @@ first, 2-4 times faster than the standard library; what it refuses, json.loads d
 two read every JSON text they both accept into the same values, see
 :mod:`plancheck.fast_json`.)
 
-Lines are bounded: :func:`read_line` returns at most ``limit`` bytes, and a longer line is
-skipped (:func:`skip_line`) without being held.
+Lines are bounded: :class:`LineReader` returns at most ``limit`` bytes, and a longer line is
+skipped without being held.
 """
 
 from __future__ import annotations
 
 import json
-from typing import IO, Any, Final
+import os
+from typing import Any, Final
 
 import msgspec
 
-__all__ = ["EOF", "ParseFailure", "encode", "parse", "read_line", "skip_line"]
+__all__ = ["EOF", "LineReader", "ParseFailure", "encode", "parse", "write_all"]
 
 EOF: Final = b""
 
 
-_SKIP_CHUNK = 1 << 16
+_CHUNK = 1 << 16
 _fast_decode: Final = msgspec.json.Decoder().decode
 _fast_encode: Final = msgspec.json.Encoder().encode
 
@@ -36,22 +37,56 @@ class ParseFailure(ValueError):
     """A line that is not one JSON value (the reason, for a JSON-RPC parse error)."""
 
 
-def read_line(stream: IO[bytes], limit: int) -> bytes | None:
-    """The next line (with its ``\\n``), a last line without one, :data:`EOF` at the end, or
-    None as soon as the line holds more than ``limit`` bytes (the rest of it
-    unread: :func:`skip_line` skips it)."""
-    line = stream.readline(limit + 1)
-    if len(line) <= limit or line.endswith(b"\n"):
-        return line
-    return None
+class LineReader:
+    """The lines of a file descriptor, read with ``os.read`` (no buffered file object: a
+    thread blocked in one would hold its lock when the interpreter exits, which aborts it)."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self.fd = fd
+        self.limit = limit
+        self._buffer = bytearray()
+
+    def _fill(self) -> bool:
+        chunk = os.read(self.fd, _CHUNK)
+        self._buffer += chunk
+        return bool(chunk)
+
+    def read_line(self) -> bytes | None:
+        """The next line (with its ``\\n``), a last line without one, :data:`EOF` at the end,
+        or None as soon as the line holds more than ``limit`` bytes (the rest of it unread:
+        :meth:`skip_line` skips it)."""
+        searched = 0
+        while True:
+            end = self._buffer.find(b"\n", searched)
+            if end >= 0 and end <= self.limit:
+                line = bytes(self._buffer[:end + 1])
+                del self._buffer[:end + 1]
+                return line
+            if end > self.limit or len(self._buffer) > self.limit:
+                return None
+            searched = len(self._buffer)
+            if not self._fill():
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+
+    def skip_line(self) -> None:
+        """Reads to the end of the current line, holding none of it."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                del self._buffer[:end + 1]
+                return
+            self._buffer.clear()
+            if not self._fill():
+                return
 
 
-def skip_line(stream: IO[bytes]) -> None:
-    """Reads to the end of the current line, a chunk at a time, holding none of it."""
-    while True:
-        rest = stream.readline(_SKIP_CHUNK)
-        if not rest or rest.endswith(b"\n"):
-            return
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd`` (OSError when it is closed)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _no_constant(name: str) -> Any:
