@@ -1,7 +1,7 @@
 """``plancheck mcp-proxy [--tools POOL] [--profile P] [--policy FILE] [--references SYNTAX]
 -- SERVER_COMMAND ...``:
 an MCP server over stdio that starts ``SERVER_COMMAND`` and checks each ``tools/call`` with a
-:class:`plancheck.Guard` before it reaches the server (:mod:`plancheck.integrations.mcp_proxy`).
+:class:`plancheck.Guard` before it reaches the server (:mod:`plancheck.integrations.mcp.proxy`).
 Point an MCP client (Claude Desktop, an SDK client) at ``plancheck mcp-proxy -- SERVER ...``
 where it would start ``SERVER ...``."""
 
@@ -32,8 +32,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "{{steps.K.output.KEY}}) as references to earlier results, "
                              "substituted before the call is forwarded; repeatable; default: "
                              "none, every string is text (docs/guard.md)")
+    parser.add_argument("--max-message-size", metavar="BYTES", type=_positive, default=None,
+                        help="refuse a message longer than this, from either side (default: "
+                             "64 MiB)")
+    parser.add_argument("--max-pages", metavar="N", type=_positive, default=None,
+                        help="read at most N pages of the server's tools/list (default: 100)")
     parser.add_argument("server", nargs=argparse.REMAINDER, metavar="-- SERVER_COMMAND ...",
                         help="the MCP server to start and guard")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,12 +56,6 @@ def run(args: argparse.Namespace) -> int:
     if not command:
         print("plancheck mcp-proxy: name the server to start after `--`, e.g. "
               "`plancheck mcp-proxy -- npx -y @modelcontextprotocol/server-filesystem /tmp`",
-              file=sys.stderr)
-        return EXIT_ERROR
-    try:
-        import mcp.types  # noqa: F401 - the proxy reads messages with the SDK's types
-    except ModuleNotFoundError:
-        print("plancheck mcp-proxy needs the MCP SDK: pip install 'plancheck[mcp]'",
               file=sys.stderr)
         return EXIT_ERROR
     from plancheck.guard.references import declared_syntaxes
@@ -90,8 +99,10 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"the policy file {args.policy} cannot be used: "
                              + "; ".join(d.message for d in error.diagnostics)) from None
 
-    from plancheck.integrations.mcp_proxy import McpProxy
+    from plancheck.integrations.mcp.proxy import DEFAULT_MAX_MESSAGE, DEFAULT_MAX_PAGES, McpProxy
 
     proxy = McpProxy(command, make_guard, pool_known=toolset is not None,
-                     client_in=sys.stdin.buffer, client_out=sys.stdout.buffer)
+                     client_in=sys.stdin.buffer, client_out=sys.stdout.buffer,
+                     max_message=args.max_message_size or DEFAULT_MAX_MESSAGE,
+                     max_pages=args.max_pages or DEFAULT_MAX_PAGES)
     return proxy.run()

@@ -16,6 +16,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.support.mcp_raw_client import RawClient, call
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, str(ROOT / "tests" / "support" / "mcp_notes_server.py")]
 
@@ -125,31 +127,23 @@ def test_a_server_that_dies_answers_every_pending_request(tmp_path: Path) -> Non
     assert "exited" in said
 
 
-def test_what_is_not_json_rpc_is_forwarded_in_order(tmp_path: Path) -> None:
-    """Raw lines: garbage is forwarded (the server answers it or drops it), and the next
-    messages still arrive, in order."""
-    lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        "this is not JSON",
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "write_note", "arguments": {"name": "x"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "read_note", "arguments": {"name": "x"}}},
-    ]
-    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
-                   for line in lines)
-    done = subprocess.run(_proxy(), input=text.encode(), capture_output=True, timeout=60,
-                          check=False, env=_env(tmp_path / "calls.jsonl"))
-    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
-    ids = [r.get("id") for r in replies if "id" in r]
-    assert ids[0] == 1 and 2 in ids and 3 in ids
-    by_id = {r["id"]: r for r in replies if "id" in r}
-    assert by_id[2]["result"]["isError"] is True  # refused by the proxy
-    assert "note x" in json.dumps(by_id[3]["result"])
-    assert done.returncode == 0
+def test_what_is_not_json_is_answered_with_a_parse_error_and_not_forwarded(
+        tmp_path: Path) -> None:
+    """Raw lines: garbage gets a JSON-RPC parse error from the proxy (the server never sees
+    it), and the next messages are still answered."""
+    log = tmp_path / "calls.jsonl"
+    with RawClient(_proxy(), env=_env(log)) as client:
+        client.start()
+        client.send(b"this is not JSON\n")
+        parse_error = client.next()
+        client.send(call(2, "write_note", {"name": "x"}))
+        client.send(call(3, "read_note", {"name": "x"}))
+        refused, answered = client.reply(2), client.reply(3)
+        assert client.close() == 0
+    assert parse_error["id"] is None and parse_error["error"]["code"] == -32700
+    assert refused["result"]["isError"] is True  # refused by the proxy
+    assert "note x" in json.dumps(answered["result"])
+    assert [c["tool"] for c in _calls(log)] == ["read_note"]
 
 
 def test_no_server_named_is_a_usage_error() -> None:
@@ -167,13 +161,20 @@ def test_a_server_that_cannot_start_is_said(command: list[str]) -> None:
     assert done.returncode == 2 and "cannot start /nonexistent/server" in done.stderr
 
 
-def test_without_the_sdk_the_extra_is_named() -> None:
+def test_the_stdio_proxy_needs_no_sdk() -> None:
+    """It reads JSON-RPC itself: without the MCP SDK installed it still guards."""
+    raw_server = [sys.executable, str(ROOT / "tests" / "support" / "mcp_raw_server.py")]
     code = ("import sys; sys.modules['mcp'] = None\n"  # as if the SDK were not installed
             "from plancheck.cli import main\n"
-            "sys.exit(main(['mcp-proxy', '--', 'server']))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 2 and "pip install 'plancheck[mcp]'" in done.stderr
+            f"sys.exit(main(['mcp-proxy', '--', *{raw_server!r}]))\n")
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "send_email", "arguments": {"body": "no recipient"}}}]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60,
+                          input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+                          check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    assert reply["result"]["isError"] is True and "`to` is missing" in json.dumps(reply)
 
 
 def test_a_server_that_hangs_gets_calls_refused_not_lost(tmp_path: Path) -> None:
@@ -193,11 +194,11 @@ def test_a_server_that_hangs_gets_calls_refused_not_lost(tmp_path: Path) -> None
         refused.content[0].text
 
 
-def test_a_server_that_writes_garbage_is_relayed_unchanged_and_still_guarded(
+def test_a_server_that_writes_garbage_is_still_relayed_in_order_and_guarded(
         tmp_path: Path) -> None:
-    """Each answer of the server follows a line that is not JSON: every line reaches the client
-    unchanged and in order, the pool is still read from the server's tools/list, a bad call is
-    still refused, a good one answered."""
+    """Each answer of the server follows a line that is not JSON: those lines are dropped
+    (and said on stderr), every answer reaches the client in order, the pool is still read
+    from the server's tools/list, a bad call is still refused, a good one answered."""
     server = [sys.executable, str(ROOT / "tests" / "support" / "mcp_garbage_server.py")]
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -213,13 +214,11 @@ def test_a_server_that_writes_garbage_is_relayed_unchanged_and_still_guarded(
     done = subprocess.run([sys.executable, "-m", "plancheck", "mcp-proxy", "--", *server],
                           input=text.encode(), capture_output=True, timeout=60, check=False,
                           env=_env(tmp_path / "calls.jsonl"))
-    out = done.stdout.decode().splitlines()
-    assert "garbage before 1 {not json" in out and "garbage before 3 {not json" in out, out
-    assert out.index("garbage before 1 {not json") < next(
-        i for i, line in enumerate(out) if line.startswith("{") and '"id": 1' in line)
-    replies = {r["id"]: r for r in (json.loads(line) for line in out if line.startswith("{"))
-               if "id" in r}
-    assert replies[2]["result"]["isError"] is True  # `text` takes a string: refused
-    assert "garbage before 2" not in done.stdout.decode()  # it never reached the server
-    assert replies[3]["result"]["content"][0]["text"] == "echo hi"
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert [r["id"] for r in replies] == [1, 2, 3]
+    assert replies[1]["result"]["isError"] is True  # `text` takes a string: refused
+    assert replies[2]["result"]["content"][0]["text"] == "echo hi"
+    assert "garbage before 2" not in done.stderr.decode()  # it never reached the server
+    assert "not JSON-RPC" in done.stderr.decode() and "garbage before 3" in \
+        done.stderr.decode()
     assert done.returncode == 0, done.stderr.decode()

@@ -1,0 +1,135 @@
+"""MCP's stdio framing, read strictly: one JSON-RPC message a ``\\n``-terminated line.
+
+What the proxy forwards to a server has to be what its guard read, byte for byte in meaning,
+whatever parser the server uses. So a line is read once, strictly (valid UTF-8, one JSON value
+with only JSON's own whitespace around it, no ``NaN``/``Infinity``, no number too large for a
+float, nested no deeper than Python's parser goes), and what is forwarded is that value
+encoded again: compact, ASCII only (every non-ASCII character, ``\\r`` and U+2028 escaped, so
+no reader splits it differently), each repeated key once (the last value, as it was read).
+A line that is not read this way is refused, never forwarded. (msgspec reads and writes
+first, 2-4 times faster than the standard library; what it refuses, json.loads decides: the
+two read every JSON text they both accept into the same values, see
+:mod:`plancheck.fast_json`.)
+
+Lines are bounded: :class:`LineReader` returns at most ``limit`` bytes, and a longer line is
+skipped without being held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Final
+
+import msgspec
+
+__all__ = ["EOF", "LineReader", "ParseFailure", "encode", "parse", "write_all"]
+
+EOF: Final = b""
+
+
+_CHUNK = 1 << 16
+_fast_decode: Final = msgspec.json.Decoder().decode
+_fast_encode: Final = msgspec.json.Encoder().encode
+
+
+class ParseFailure(ValueError):
+    """A line that is not one JSON value (the reason, for a JSON-RPC parse error)."""
+
+
+class LineReader:
+    """The lines of a file descriptor, read with ``os.read`` (no buffered file object: a
+    thread blocked in one would hold its lock when the interpreter exits, which aborts it)."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self.fd = fd
+        self.limit = limit
+        self._buffer = bytearray()
+
+    def _fill(self) -> bool:
+        chunk = os.read(self.fd, _CHUNK)
+        self._buffer += chunk
+        return bool(chunk)
+
+    def read_line(self) -> bytes | None:
+        """The next line (with its ``\\n``), a last line without one, :data:`EOF` at the end,
+        or None as soon as the line holds more than ``limit`` bytes (the rest of it unread:
+        :meth:`skip_line` skips it)."""
+        searched = 0
+        while True:
+            end = self._buffer.find(b"\n", searched)
+            if end >= 0 and end <= self.limit:
+                line = bytes(self._buffer[:end + 1])
+                del self._buffer[:end + 1]
+                return line
+            if end > self.limit or len(self._buffer) > self.limit:
+                return None
+            searched = len(self._buffer)
+            if not self._fill():
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line
+
+    def skip_line(self) -> None:
+        """Reads to the end of the current line, holding none of it."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                del self._buffer[:end + 1]
+                return
+            self._buffer.clear()
+            if not self._fill():
+                return
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to ``fd`` (OSError when it is closed)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _no_constant(name: str) -> Any:
+    raise ParseFailure(f"`{name}` is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ParseFailure(f"the number {text[:40]} is too large")
+    return value
+
+
+def parse(line: bytes) -> Any:
+    """The JSON value of one line (its ``\\n`` and JSON whitespace around it allowed);
+    raises :class:`ParseFailure` saying why it is not one."""
+    if not line.endswith(b"\n"):
+        raise ParseFailure("the message does not end with a newline")
+    try:
+        return _fast_decode(line)
+    except (ValueError, RecursionError):  # refused: json.loads gives the answer, or the reason
+        pass
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ParseFailure(f"the message is not valid UTF-8 (byte {error.start})") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise ParseFailure("the message is nested too deeply to be read") from None
+    except ParseFailure:
+        raise
+    except ValueError as error:
+        raise ParseFailure(f"the message is not JSON ({error})") from None
+
+
+def encode(value: Any) -> bytes:
+    """``value`` as one line of MCP's stdio transport (ASCII, compact, ``\\n``-terminated)."""
+    try:
+        fast = _fast_encode(value)
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+        fast = None  # (a lone surrogate, which json.dumps escapes)
+    if fast is not None and fast.isascii():
+        return fast + b"\n"
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode(
+        "ascii") + b"\n"

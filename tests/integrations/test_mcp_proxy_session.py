@@ -1,0 +1,211 @@
+"""``plancheck mcp-proxy`` over a whole session: state that holds when the server changes its
+tools or fails to list them, each request answered once, signals and either side's end passed
+on at once, and every size bounded. The server is ``tests/support/mcp_raw_server.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from tests.support.mcp_raw_client import RawClient, call, proxy_command, ran, raw_log
+
+
+def _policy(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "p.wf"
+    path.write_text(f'policy p "test" {{\n  {text}\n}}\n', encoding="utf-8")
+    return str(path)
+
+
+def _refused(reply: dict[str, object]) -> bool:
+    result = reply.get("result")
+    return isinstance(result, dict) and result.get("isError") is True
+
+
+# ------------------------------------------------------------------- state that holds
+
+def test_a_policy_holds_across_a_tools_list_changed(tmp_path: Path) -> None:
+    log = tmp_path / "raw.jsonl"
+    policy = _policy(tmp_path, "forbid send_email after read_secret")
+    with RawClient(proxy_command("--policy", policy), env={"RAW_LOG": str(log)}) as client:
+        client.start()
+        client.send(call(1, "read_secret"))
+        client.reply(1)
+        client.send(call(2, "refresh"))  # the server says its tools changed
+        client.reply(2)
+        client.send(call(3, "send_email", {"to": "eve@example.com"}))
+        leaked = client.reply(3)
+        client.close()
+    assert _refused(leaked) and "policy p" in json.dumps(leaked)
+    assert ran(log) == ["read_secret", "refresh"]
+    assert sum(1 for e in raw_log(log) if '"tools/list"' in e.get("received", "")) == 2
+
+
+def test_a_count_holds_across_a_tools_list_changed(tmp_path: Path) -> None:
+    log = tmp_path / "raw.jsonl"
+    policy = _policy(tmp_path, "at most 1 send_email")
+    with RawClient(proxy_command("--policy", policy), env={"RAW_LOG": str(log)}) as client:
+        client.start()
+        client.send(call(1, "send_email", {"to": "a@example.com"}))
+        client.reply(1)
+        client.send(call(2, "refresh"))
+        client.reply(2)
+        client.send(call(3, "send_email", {"to": "b@example.com"}))
+        second = client.reply(3)
+        client.close()
+    assert _refused(second)
+    assert ran(log) == ["send_email", "refresh"]
+
+
+def test_a_call_before_initialize_does_not_leave_the_session_unguardable(
+        tmp_path: Path) -> None:
+    """The pool cannot be read before ``initialize``: that call is refused, saying so, and
+    the next one reads it."""
+    log = tmp_path / "raw.jsonl"
+    with RawClient(proxy_command(), env={"RAW_LOG": str(log), "RAW_INIT_FIRST": "1"}) as client:
+        client.send(call(1, "read_secret"))
+        early = client.reply(1)
+        client.start()
+        client.send(call(2, "read_secret"))
+        later = client.reply(2)
+        client.close()
+    assert _refused(early) and "not initialized" in json.dumps(early)
+    assert not _refused(later) and "hunter2" in json.dumps(later)
+    assert ran(log) == ["read_secret"]
+
+
+def test_a_pool_fetch_that_timed_out_is_tried_again(tmp_path: Path) -> None:
+    log = tmp_path / "raw.jsonl"
+    env = {"RAW_LOG": str(log), "RAW_STALL_FIRST_LIST": "3", "PLANCHECK_MCP_TIMEOUT": "1"}
+    with RawClient(proxy_command(), env=env) as client:
+        client.start()
+        client.send(call(1, "read_secret"))
+        first = client.reply(1)
+        time.sleep(3)  # the late answer arrives and is dropped
+        client.send(call(2, "read_secret"))
+        second = client.reply(2)
+        client.close()
+    assert _refused(first) and "did not answer tools/list within 1 s" in json.dumps(first)
+    assert not _refused(second), second
+    assert ran(log) == ["read_secret"]
+
+
+# ------------------------------------------------------------------- answered once, ended at once
+
+def test_an_answer_the_proxy_cannot_read_is_answered_once(tmp_path: Path) -> None:
+    with RawClient(proxy_command()) as client:
+        client.start()
+        client.send(call(1, "garble"))  # the server answers with invalid UTF-8
+        answer = client.reply(1)
+        client.close()
+    assert answer["error"]["message"].startswith("the MCP server's answer to tools/call is not")
+    assert sum(1 for m in client.seen if m.get("id") == 1) == 1, client.seen
+
+
+def test_a_server_that_closes_its_output_ends_the_session(tmp_path: Path) -> None:
+    """It closes stdout and keeps running: the pending call is answered at once, naming that,
+    and the proxy stops the server and ends (issue 32: a ping unanswered for 15 s)."""
+    with RawClient(proxy_command()) as client:
+        client.start()
+        started = time.monotonic()
+        client.send(call(1, "vanish"))
+        answer = client.reply(1, timeout=10)
+        answered = time.monotonic() - started
+        code = client.process.wait(timeout=15)
+        ended = time.monotonic() - started
+    assert "closed its output" in answer["error"]["message"]
+    assert answered < 5 and ended < 10, (answered, ended)
+    assert code == 0
+
+
+def test_when_the_client_closes_the_session_ends_at_once(tmp_path: Path) -> None:
+    """A request the server never answers is pending when the client closes its input: the
+    server gets EOF at once, and the request one error (issue 32: the proxy waited 30 s)."""
+    with RawClient(proxy_command()) as client:
+        client.start()
+        client.send({"jsonrpc": "2.0", "id": 5, "method": "never/answer"})
+        time.sleep(0.5)
+        started = time.monotonic()
+        code = client.close(timeout=15)
+        ended = time.monotonic() - started
+    assert ended < 5, ended
+    assert code == 0
+    assert [m.get("id") for m in client.seen].count(5) == 1
+    assert "exited" in json.dumps(next(m for m in client.seen if m.get("id") == 5))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().split(") ")[1][0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+def test_sigterm_reaches_the_server_and_its_children(tmp_path: Path) -> None:
+    with RawClient(proxy_command()) as client:
+        client.start()
+        client.send(call(1, "spawn"))
+        pids = json.loads(client.reply(1)["result"]["content"][0]["text"])
+        assert _alive(pids["server"]) and _alive(pids["child"])
+        os.kill(client.process.pid, signal.SIGTERM)
+        client.process.wait(timeout=15)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (_alive(pids["server"]) or
+                                               _alive(pids["child"])):
+            time.sleep(0.1)
+        still = [name for name, pid in pids.items() if _alive(pid)]
+        for pid in pids.values():  # (the test's own clean-up, whatever happened)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert still == []
+
+
+# ------------------------------------------------------------------- bounds
+
+def test_a_tools_list_without_end_is_cut_at_the_page_limit(tmp_path: Path) -> None:
+    env = {"RAW_ENDLESS_PAGES": "1"}
+    with RawClient(proxy_command("--max-pages", "5"), env=env) as client:
+        client.start()
+        client.send(call(1, "read_secret"))
+        answer = client.reply(1, timeout=30)
+        client.close()
+    assert _refused(answer) and "more than 5 pages" in json.dumps(answer)
+
+
+def test_a_server_line_without_end_is_cut_at_the_size_limit(tmp_path: Path) -> None:
+    env = {"RAW_ENDLESS_LINE": "4"}
+    with RawClient(proxy_command("--max-message-size", "1000000"), env=env) as client:
+        client.start()
+        client.send(call(1, "read_secret"))
+        answer = client.reply(1, timeout=30)
+        code = client.process.wait(timeout=20)
+    assert "longer than 1000000 bytes" in json.dumps(answer)
+    assert code == 2
+    stderr = client.stderr.decode()
+    assert "longer than 1000000 bytes" in stderr and "Traceback" not in stderr
+
+
+def test_a_client_line_over_the_size_limit_is_refused_and_the_session_goes_on(
+        tmp_path: Path) -> None:
+    log = tmp_path / "raw.jsonl"
+    with RawClient(proxy_command("--max-message-size", "2000"),
+                   env={"RAW_LOG": str(log)}) as client:
+        client.start()
+        client.send(call(1, "send_email", {"to": "a@example.com", "body": "x" * 5000}))
+        refused = client.next()
+        client.send(call(2, "read_secret"))
+        later = client.reply(2)
+        client.close()
+    assert refused["error"]["code"] == -32600 and "--max-message-size" in \
+        refused["error"]["message"]
+    assert "hunter2" in json.dumps(later)
+    assert ran(log) == ["read_secret"]
+
+
+def test_a_bad_size_limit_is_a_usage_error() -> None:
+    with RawClient(proxy_command("--max-message-size", "0")) as client:
+        code = client.process.wait(timeout=30)
+    assert code == 2 and "positive integer" in client.stderr.decode()
