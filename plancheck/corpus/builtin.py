@@ -8,7 +8,9 @@ is the path, size and modification time of the DSL source (the spans of the tool
 path: two installs must not share an entry) and of the IR modules that define the cached
 classes, as Python keys its own bytecode cache: reading and hashing them (and importing
 hashlib) would cost every start-up more than loading the entry does. A relative
-``XDG_CACHE_HOME`` is ignored, as the XDG specification says.
+``XDG_CACHE_HOME`` is ignored, as the XDG specification says. The cache is used only in a
+directory that this user owns and no one else can write, and its entries are opened without
+following links (docs/security.md).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
+import time
 import zlib
 from functools import cache
 from pathlib import Path
@@ -77,21 +81,57 @@ def parse_builtin_toolset() -> Toolset:
 def builtin_toolset() -> Toolset:
     key = _cache_key()
     cached = _cache_file(key)
-    loaded = _read_entry(cached, key)
-    if loaded is not None:
-        return loaded
-    toolset = parse_builtin_toolset()
-    _write_entry(cached, key, toolset)
-    return toolset
+    directory = _open_private_dir(cached.parent)
+    try:
+        loaded = _read_entry(directory, cached.name, key) if directory is not None else None
+        if loaded is not None:
+            return loaded
+        toolset = parse_builtin_toolset()
+        if directory is not None:
+            _write_entry(directory, cached, key, toolset)
+        return toolset
+    finally:
+        if directory is not None:
+            os.close(directory)
 
 
-def _read_entry(path: Path, key: str) -> Toolset | None:
-    """The toolset of the entry at ``path`` when it is one this version wrote for ``key``."""
+def _open_private_dir(path: Path) -> int | None:
+    """A descriptor of the cache directory when only this user can write to it (created so if
+    missing), else None: in a directory others can write (``PLANCHECK_CACHE_DIR=/tmp``) they
+    could plant an entry or a link, so no entry is read or written there."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory = os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    found = os.fstat(directory)
+    if found.st_uid != os.geteuid() or found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        os.close(directory)
+        return None
+    return directory
+
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# An entry is opened without following a link at its name: a link planted there would make
+# plancheck read, or overwrite, the file it points to.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | _CLOEXEC
+_MAX_ENTRY = 64 << 20  # far above a real entry (about 300 KB); a larger file is not read
+
+
+def _read_entry(directory: int, name: str, key: str) -> Toolset | None:
+    """The toolset of the entry ``name`` when it is one this version wrote for ``key``."""
     # (json, not msgspec: importing msgspec would cost every start-up more than this read)
     from plancheck.corpus.toolset_codec import CodecError, decode
 
     try:
-        header, _, payload = path.read_bytes().partition(b"\n")
+        handle = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0),
+                         dir_fd=directory)
+        with open(handle, "rb") as file:
+            found = os.fstat(file.fileno())
+            if not stat.S_ISREG(found.st_mode) or found.st_uid != os.geteuid() or \
+                    found.st_size > _MAX_ENTRY:
+                return None
+            header, _, payload = file.read(_MAX_ENTRY + 1).partition(b"\n")
         head = json.loads(header)
         if not isinstance(head, dict) or head.get("format") != _CACHE_FORMAT or \
                 head.get("key") != key or head.get("crc") != zlib.crc32(payload):
@@ -102,7 +142,7 @@ def _read_entry(path: Path, key: str) -> Toolset | None:
     return toolset if isinstance(toolset, Toolset) else None
 
 
-def _write_entry(path: Path, key: str, toolset: Toolset) -> None:
+def _write_entry(directory: int, path: Path, key: str, toolset: Toolset) -> None:
     from plancheck.corpus.toolset_codec import CodecError, encode
 
     try:
@@ -111,11 +151,19 @@ def _write_entry(path: Path, key: str, toolset: Toolset) -> None:
         return  # (a class the codec lacks: no entry, only speed lost)
     header = json.dumps({"format": _CACHE_FORMAT, "key": key,
                          "crc": zlib.crc32(payload)}).encode()
+    temporary = f".{os.getpid()}.{time.monotonic_ns()}.tmp"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{os.getpid()}.tmp")
-        temporary.write_bytes(header + b"\n" + payload)
-        os.replace(temporary, path)
+        # O_EXCL: a name someone planted (a file or a link) is never written through.
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600,
+                         dir_fd=directory)
+        try:
+            with open(handle, "wb") as file:
+                file.write(header + b"\n" + payload)
+            os.replace(temporary, path.name, src_dir_fd=directory, dst_dir_fd=directory)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=directory)
+            raise
         _prune(path)
     except OSError:
         pass  # a read-only home only costs speed

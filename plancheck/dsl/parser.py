@@ -3,7 +3,8 @@
 The grammar is ``grammar.lark`` (Lark, LALR, with positions). Syntax errors become ``PC114``
 diagnostics that name what the parser expected; definitions that clash become ``PC702``.
 The parser is built once per process and only when DSL source is actually read, so checking a
-JSON plan never pays for it.
+JSON plan never pays for it; it is read from the tables shipped with the package as JSON data
+(:mod:`.tables`), never from a cache another user could write.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from plancheck.diagnostics.limits import MAX_FIELDS, MAX_STEPS, MAX_TOOLS, too_many
@@ -34,7 +34,6 @@ from plancheck.ir.nodes import (
     TypeDecl,
 )
 
-GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 # Deeper literal values are refused (PC114): the checker and the printers walk values
 # recursively, and within Python's default recursion limit they must still fit.
 MAX_VALUE_DEPTH = 400
@@ -58,15 +57,9 @@ class DslModule:
 
 @cache
 def _parser() -> Any:
-    import lark
+    from plancheck.dsl.tables import parser
 
-    return lark.Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
-        parser="lalr",
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=True,
-    )
+    return parser()
 
 
 def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:

@@ -10,7 +10,6 @@ a guard loads policies without it.
 from __future__ import annotations
 
 import difflib
-import re
 from pathlib import Path
 
 from plancheck.diagnostics.model import Diagnostic, make
@@ -27,6 +26,7 @@ from plancheck.dsl.policy_ast import (
 )
 from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
+from plancheck.policy.regex import RegexError, compile_regex
 from plancheck.policy.semantics import Matcher, is_number
 from plancheck.records import FrozenRecord
 
@@ -246,10 +246,12 @@ def _predicate_problems(rule: Rule) -> list[Diagnostic]:
     op, value = predicate.op, predicate.value
     if op == "matches":
         try:
-            re.compile(str(value))
-        except re.error as error:
+            compile_regex(str(value))
+        except RegexError as error:
             return [make("PC810", f"the regular expression does not compile: {error}",
-                         primary=predicate.span, label="here")]
+                         primary=predicate.span, label="here",
+                         help=["policy patterns are RE2 (Python's syntax without lookarounds "
+                               "and backreferences), matched in time linear in the value"])]
     if op in ("in", "not in") and not isinstance(value, list):
         return [make("PC810", f"`{op}` takes a list of values", primary=predicate.span,
                      label="not a list")]

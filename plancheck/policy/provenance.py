@@ -152,12 +152,24 @@ class Provenance:
         self._grid()
         hits = [text_id for text_id in sorted(self._may_hold(value))
                 if value in self._texts[text_id][2]]
-        seen = set(hits)
+        # Each distinct start of 8 characters is looked up once, and each text it starts is
+        # searched for once, from there: the same texts in the same order as a search at every
+        # position, without reading the texts of a start again at each of its repeats (a 130 KB
+        # argument holding "https://" 10,000 times, after 100 recorded URLs, took 15 s).
+        checked = set(hits)
+        starts = self._starts
+        seen_starts: set[str] = set()
         for start in range(len(value) - GRAM + 1):
-            for text_id in self._starts.get(value[start:start + GRAM], ()):
-                if text_id not in seen and self._texts[text_id][2] in value:
-                    seen.add(text_id)
-                    hits.append(text_id)
+            window = value[start:start + GRAM]
+            if window in seen_starts:
+                continue
+            seen_starts.add(window)
+            for text_id in starts.get(window, ()):
+                if text_id not in checked:
+                    checked.add(text_id)
+                    text = self._texts[text_id][2]
+                    if len(text) <= len(value) - start and value.find(text, start) >= 0:
+                        hits.append(text_id)
         return hits
 
     def _may_hold(self, value: str) -> set[int]:

@@ -28,7 +28,6 @@ The meaning, rule by rule (``i`` is the position of the call being decided):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
@@ -47,6 +46,7 @@ from plancheck.dsl.policy_ast import (
     ToolPattern,
 )
 from plancheck.ir.nodes import Toolset
+from plancheck.policy.regex import Regex, RegexError, compile_regex
 from plancheck.records import FrozenRecord
 
 # The diagnostic code of each rule kind's violations.
@@ -192,14 +192,19 @@ class CompiledPredicate(FrozenRecord):
 
     __slots__ = _fields = ("predicate", "regex")
 
-    def __init__(self, predicate: Predicate, regex: re.Pattern[str] | None = None) -> None:
+    def __init__(self, predicate: Predicate, regex: Regex | None = None) -> None:
         self.predicate = predicate
         self.regex = regex
 
     @classmethod
     def of(cls, predicate: Predicate) -> CompiledPredicate:
+        """The predicate compiled. A pattern that cannot be matched in linear time is refused
+        when its policy is loaded (``PC810``); here it matches nothing."""
         if predicate.op == "matches" and isinstance(predicate.value, str):
-            return cls(predicate, re.compile(predicate.value))
+            try:
+                return cls(predicate, compile_regex(predicate.value))
+            except RegexError:
+                return cls(predicate)
         return cls(predicate)
 
     def holds(self, value: Any) -> bool:
@@ -208,7 +213,7 @@ class CompiledPredicate(FrozenRecord):
         op, bound = self.predicate.op, self.predicate.value
         if op == "matches":
             return (self.regex is not None and isinstance(value, str)
-                    and self.regex.fullmatch(value) is not None)
+                    and self.regex.fullmatch(value))
         if op in ("in", "not in"):
             inside = isinstance(bound, list) and any(same_json(value, b) for b in bound)
             return inside if op == "in" else not inside

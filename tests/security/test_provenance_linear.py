@@ -1,0 +1,51 @@
+"""Provenance lookups take time linear in the argument's length (issue 33): after 100 recorded
+URL results, one 130 KB argument holding "https://" 10,000 times took 15 s of CPU for one
+verdict (34 s after 200), every recorded URL searched again at every repeat of its first 8
+characters. Each run is a child under a CPU cap, so the old code fails here, not hangs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.security.capped import run_capped
+
+POOL = {"tools": [
+    {"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}},
+    {"name": "post", "inputSchema": {"type": "object", "properties": {"body": {"type": "string"}}}},
+]}
+
+
+@pytest.mark.parametrize(("results", "repeats"), [(100, 10_000), (200, 20_000)])
+def test_a_long_argument_after_many_urls_is_judged_promptly(results: int, repeats: int) -> None:
+    code = (
+        "import json, time, plancheck\n"
+        f"guard = plancheck.Guard({POOL!r})\n"
+        f"for i in range({results}):\n"
+        "    v = guard.propose({'name': 'fetch', 'id': f'c{i}',"
+        " 'arguments': {'url': f'https://example.com/page/{i}'}})\n"
+        "    guard.record(v.call_id, {'url': f'https://example.com/page/{i}', 'ok': True})\n"
+        # the URL of call 7 is copied in, once, at the end: the flow must still be found
+        f"body = ('https://' + 'x' * 5) * {repeats} + 'https://example.com/page/7'\n"
+        "start = time.process_time()\n"
+        "v = guard.propose({'name': 'post', 'id': 'last', 'arguments': {'body': body}})\n"
+        "spent = time.process_time() - start\n"
+        "print(json.dumps([v.allowed, spent, len(body)]))\n")
+    done = run_capped(code, cpu_seconds=30, timeout=120)
+    assert done.returncode == 0, done.stderr
+    allowed, spent, length = json.loads(done.output.strip().splitlines()[-1])
+    assert allowed and length > 13 * repeats
+    assert spent < 0.1 + 10e-6 * length  # 1.4 s at 130 KB: a hundredth of the old cost
+
+
+def test_the_copied_url_is_still_a_flow() -> None:
+    from plancheck.policy.provenance import Provenance
+
+    provenance = Provenance()
+    for i in range(100):
+        provenance.record(i, {"url": f"https://example.com/page/{i}"})
+    body = ("https://" + "x" * 5) * 10_000 + "https://example.com/page/70"
+    flows = provenance.flows_into({"body": body})
+    assert sorted(flow.source for flow in flows) == [7, 70]
+    assert json.dumps([f.kind for f in flows]) == '["contained", "contained"]'
