@@ -19,6 +19,11 @@ from typing import IO
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.records import Record
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: temporaries are never judged stale
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "AtomicWriter",
     "Walk",
@@ -175,12 +180,8 @@ class AtomicWriter:
             self._done = False
             return
         directory = os.path.dirname(self.path)
-        import tempfile  # here: importing it costs every command's start-up, most never write
-
         remove_stale_temporaries(directory)
-        # A short name (a target's name may be near the 255-byte limit) that says whose it is.
-        handle, self._temporary = tempfile.mkstemp(
-            dir=directory, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-", suffix=".tmp")
+        handle, self._temporary = _locked_temporary(directory)
         # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
         self.handle = os.fdopen(handle, "w", encoding="utf-8", newline="",
                                          errors="backslashreplace")
@@ -234,30 +235,63 @@ class AtomicWriter:
 TEMPORARY_PREFIX = ".pc-"
 
 
+def _locked_temporary(directory: str) -> tuple[int, str]:
+    """A new temporary file in ``directory`` (its descriptor and name), under an ``flock``
+    its writer holds until it closes it: the proof, to any process that shares the
+    directory (another PID namespace, another host's container), that it is in use. The
+    file is made under another name (``O_EXCL``, so never through a link) and given its
+    ``.tmp`` name only once locked, so that no cleaner ever sees it unlocked while alive."""
+    import tempfile  # here: importing it costs every command's start-up, most never write
+
+    # A short name (a target's name may be near the 255-byte limit) that says whose it is.
+    handle, made = tempfile.mkstemp(dir=directory, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-",
+                                    suffix=".new")
+    try:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        temporary = made[: -len(".new")] + ".tmp"
+        os.rename(made, temporary)
+    except BaseException:
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(made)
+        raise
+    return handle, temporary
+
+
 def remove_stale_temporaries(directory: str) -> None:
-    """Remove the temporary files (``.pc-PID-*.tmp``) that writers killed before they could
-    clean up (``kill -9``, a power cut) left in ``directory``: those whose process is gone."""
+    """Remove the temporary files (``.pc-*.tmp``) that writers killed before they could clean
+    up (``kill -9``, a power cut) left in ``directory``: those whose writer's ``flock`` is
+    provably free (this process takes it). Not a guess from a process id: a live writer in
+    another PID namespace has an id this one may not see, or may see as another process."""
+    if fcntl is None:  # pragma: no cover - no flock: nothing can be proved, nothing removed
+        return
     try:
         names = [n for n in os.listdir(directory or ".")
                  if n.startswith(TEMPORARY_PREFIX) and n.endswith(".tmp")]
     except OSError:
         return
     for name in names:
-        pid_text = name[len(TEMPORARY_PREFIX):].split("-", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+        path = os.path.join(directory, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone, a link, or not ours to read: left alone
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # its writer holds it: alive
+            # Still that file under that name (not renamed into place meanwhile).
+            with contextlib.suppress(OSError):
+                if os.path.samestat(os.fstat(fd), os.lstat(path)):
+                    os.unlink(path)
+        except OSError:
             continue
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(directory, name))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True  # another user's, or not ours to judge: kept
-    return True
+        finally:
+            os.close(fd)
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
