@@ -28,6 +28,32 @@ class UsageError(Exception):
     """A problem with how plancheck was called (exit 2)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: handled as Ctrl-C is (whatever a command keeps on Ctrl-C, a
+    ``.partial`` file, it keeps; temporaries and locks are removed), exit 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP raise :class:`Terminated` in the main thread, as SIGINT raises
+    KeyboardInterrupt: by default they would kill the process where it stands, leaving its
+    temporary files and locks behind and its finished work unsaved. A signal the parent made
+    the process ignore (``nohup``) stays ignored."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, _terminate)
+
+
 def _terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, without importing shutil (and the compression
     modules it imports): argparse asks for the width whenever a parser gets an option, so every
@@ -200,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_ERROR
         assert module is not None  # args.command is None unless a command's module loaded
+        if command != "mcp-proxy":  # (the proxy forwards signals to its server itself)
+            _stop_on_signals()
         run: Command = module.run
         code = run(args)
         sys.stdout.flush()  # here, where a reader that went away is still caught (below)
@@ -208,7 +236,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"plancheck: error: {error}", file=sys.stderr)
         print("Run `plancheck --help` for usage.", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
+        if isinstance(error, Terminated):
+            import signal
+
+            print(f"plancheck: stopped by {signal.Signals(error.signum).name}",
+                  file=sys.stderr)
+            return 128 + error.signum
         print("plancheck: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:

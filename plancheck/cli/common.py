@@ -91,7 +91,7 @@ def print_plain(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None)
             print(f"  = help: {text}", file=out)
 
 
-def per_item_writer(path: str) -> Any:
+def per_item_writer(path: str, *, state: bool = False) -> Any:
     """The writer of ``--per-item`` (a :class:`~plancheck.scoring.batch.PerItemWriter`: the
     file is replaced whole when the run ends well, and locked against a second run meanwhile),
     or False after saying why it cannot be written."""
@@ -99,7 +99,7 @@ def per_item_writer(path: str) -> Any:
     from plancheck.scoring.batch import PerItemWriter
 
     try:
-        return PerItemWriter(path)
+        return PerItemWriter(path, state=state)
     except LockHeld as error:
         print(f"plancheck: error: {error}; wait for it to finish, or write elsewhere",
               file=sys.stderr)
