@@ -167,9 +167,12 @@ class AtomicWriter:
     text, the link stays); a path that is no regular file (a device, a pipe) is written in
     place, as no rename can be atomic there and one would replace the device."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, keep_owner: bool = False) -> None:
         # Through a symbolic link to the file it names: the link stays a link.
         self.path = os.path.realpath(os.fspath(path))
+        # keep_owner: the file replaced keeps its owner and group, or commit refuses (EPERM)
+        # rather than hand another user's file to this one.
+        self.keep_owner = keep_owner
         self._temporary = ""
         found = _stat(self.path)
         if found is not None and not stat.S_ISREG(found.st_mode):
@@ -201,9 +204,11 @@ class AtomicWriter:
         try:
             self.handle.flush()
             os.fsync(self.handle.fileno())
-            self.handle.close()
             target = self.path if to is None else to
-            os.chmod(self._temporary, _mode_for(target))
+            os.fchmod(self.handle.fileno(), _mode_for(target))
+            if self.keep_owner:
+                _keep_owner(self.handle.fileno(), target)
+            self.handle.close()
             os.replace(self._temporary, target)
         except BaseException:
             self._remove()
@@ -294,9 +299,28 @@ def remove_stale_temporaries(directory: str) -> None:
             os.close(fd)
 
 
-def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` all at once (raises ``OSError`` when it cannot)."""
-    with AtomicWriter(path) as out:
+def _keep_owner(handle: int, target: str) -> None:
+    """Give the temporary ``handle`` the owner and group of ``target`` (when it exists);
+    OSError (EPERM) when this process may not."""
+    found = _stat(target)
+    if found is None:
+        return
+    status = os.fstat(handle)
+    if (status.st_uid, status.st_gid) == (found.st_uid, found.st_gid):
+        return
+    try:
+        os.fchown(handle, found.st_uid, found.st_gid)
+    except OSError:
+        raise OSError(errno.EPERM, f"it belongs to user {found.st_uid} (group {found.st_gid}), "
+                      "and a replacement written by this user could not keep that owner; "
+                      "run as its owner", target) from None
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str, *,
+                          keep_owner: bool = False) -> None:
+    """Replace ``path`` with ``text`` all at once (raises ``OSError`` when it cannot);
+    ``keep_owner``: see :class:`AtomicWriter`."""
+    with AtomicWriter(path, keep_owner=keep_owner) as out:
         out.write(text)
 
 

@@ -194,7 +194,56 @@ def build_parser(command: str | None = None, module: Any | None = None
         sub = commands.add_parser(name, help=help_text, description=help_text)
         if selected is not None:
             selected.add_arguments(sub)
+            if name in CONFIGURED:
+                sub.add_argument("--config", metavar="FILE", default=None,
+                                 help="read settings from FILE (a plancheck.toml, or a "
+                                 "pyproject.toml with [tool.plancheck]) instead of the "
+                                 "nearest one")
+                sub.add_argument("--no-config", action="store_true",
+                                 help="ignore configuration files")
     return parser
+
+
+# The commands that read the configuration file's settings they have options for (``tools``,
+# ``policy``, ``max-size``, ``strict-json``) through :func:`_configure`; ``check`` reads them
+# itself (with its report settings). docs/configuration.md has the table.
+CONFIGURED = frozenset({"compile", "fix", "fmt", "synth", "score", "plan", "report"})
+# Settings a command has an option for: the file's value stands in for an option not given.
+_SETTINGS = (("tools", "tools"), ("policy", "policy"), ("max_size", "max_size"),
+             ("strict_json", "strict_json"))
+
+
+def _configure(args: argparse.Namespace) -> bool:
+    """Fill the options not given on the command line from the configuration file, as
+    ``check`` does; False after saying why the file cannot be used (exit 2). A configured
+    policy a command cannot apply is said, never dropped in silence."""
+    if args.command not in CONFIGURED and args.command != "toolset":
+        return True
+    if getattr(args, "no_config", False):
+        if getattr(args, "config", None) is not None:
+            raise UsageError("--config and --no-config contradict each other")
+        return True
+    from plancheck.config import ConfigError, discover
+
+    try:
+        config = discover(getattr(args, "config", None))
+    except ConfigError as error:
+        from plancheck.cli.common import print_config_error
+
+        print_config_error(error, "nothing was done")
+        return False
+    args.configured = set()
+    for key, dest in _SETTINGS:
+        value = getattr(config, key)
+        if value is None or not hasattr(args, dest) or getattr(args, dest) not in (None, False):
+            continue
+        setattr(args, dest, str(value) if dest == "max_size" else value)
+        args.configured.add(dest)
+    if config.policy is not None and not hasattr(args, "policy") and args.command == "synth":
+        print(f"plancheck: warning: the configured policy {config.policy} is not applied by "
+              "`synth` (it enumerates workflows; check them with `plancheck check`)",
+              file=sys.stderr)
+    return True
 
 
 _GC_YOUNG = 100_000
@@ -221,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # choice among those installed.
         parser = build_parser(command if module is not None else None, module)
         args = parser.parse_args(args_list)
+        if not _configure(args):
+            return EXIT_ERROR
         _read_limit(args)
         if args.command is None:
             parser.print_help()

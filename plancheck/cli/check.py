@@ -300,14 +300,9 @@ def _configuration(args: argparse.Namespace) -> Config | None:
 
 
 def _print_config_error(error: ConfigError) -> None:
-    from plancheck.diagnostics.positions import LineIndex
-    from plancheck.render.text import TextRenderer
+    from plancheck.cli.common import print_config_error
 
-    source = LineIndex(error.text)
-    text = TextRenderer(colour=_colour(sys.stderr), lines_for=lambda _file: source)
-    for diagnostic in error.diagnostics:
-        print(text.render(diagnostic), file=sys.stderr)
-    print("plancheck: the configuration is invalid; nothing was checked", file=sys.stderr)
+    print_config_error(error, "nothing was checked")
 
 
 def _colour(stream: object) -> bool:

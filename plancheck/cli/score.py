@@ -159,6 +159,13 @@ def _dora_gold(paths: list[str]) -> bool:
 
 def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
     _no_resume(args, "DORA runs")
+    if args.policy is not None and "policy" in getattr(args, "configured", ()):
+        import sys
+
+        print(f"plancheck: warning: the configured policy {args.policy} is not decided on DORA "
+              "runs by `score`; check their trajectories with `plancheck check RUN`",
+              file=sys.stderr)
+        args.policy = None
     if args.policy is not None:
         raise UsageError("--policy is not decided on DORA runs by `score`; check their "
                          "trajectories with `plancheck check RUN --policy FILE`")
