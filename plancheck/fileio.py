@@ -327,6 +327,7 @@ def write_text_atomically(path: str | os.PathLike[str], text: str, *,
 # --------------------------------------------------------------------------- bounded reads
 
 DEFAULT_MAX_SIZE = 16 * 1024 * 1024
+MAX_SIZE = 1 << 50  # 1,048,576G: any larger limit is no limit, and past 2**63 none can be read
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _read_limit = [DEFAULT_MAX_SIZE]  # set once per command (--max-size)
 
@@ -342,6 +343,9 @@ def parse_size(text: str) -> int:
     size = int(found[1]) * (_UNITS[found[2].upper()] if found[2] else 1)
     if size <= 0:
         raise ValueError(f"the size must be more than 0, not {text!r}")
+    if size > MAX_SIZE:  # (reads of it would overflow: OverflowError in every reader)
+        raise ValueError(f"{text.strip()!r} is more than the largest size, "
+                         f"{format_size(MAX_SIZE)}")
     return size
 
 
