@@ -206,9 +206,11 @@ def _validate(table: dict[str, Any], path: Path, text: str, in_pyproject: bool) 
         raise ConfigError(diagnostics, text) from None
     tools = settings.tools
     if tools is not None:
+        from plancheck.corpus.dora_toolset import DORA_NAME
         from plancheck.corpus.toolsets import BUILTIN_ALIASES
 
-        if tools not in BUILTIN_ALIASES and not Path(tools).is_absolute():
+        # A named toolset (`dora`, as `--tools dora`) is a name, not a file beside the config.
+        if tools not in BUILTIN_ALIASES and tools != DORA_NAME and not Path(tools).is_absolute():
             tools = str(path.parent / tools)  # relative to the file, not to where we run
     policy = settings.policy
     if policy is not None and not Path(policy).is_absolute():

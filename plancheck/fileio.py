@@ -19,6 +19,11 @@ from typing import IO
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.records import Record
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: temporaries are never judged stale
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "AtomicWriter",
     "Walk",
@@ -162,9 +167,12 @@ class AtomicWriter:
     text, the link stays); a path that is no regular file (a device, a pipe) is written in
     place, as no rename can be atomic there and one would replace the device."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, keep_owner: bool = False) -> None:
         # Through a symbolic link to the file it names: the link stays a link.
         self.path = os.path.realpath(os.fspath(path))
+        # keep_owner: the file replaced keeps its owner and group, or commit refuses (EPERM)
+        # rather than hand another user's file to this one.
+        self.keep_owner = keep_owner
         self._temporary = ""
         found = _stat(self.path)
         if found is not None and not stat.S_ISREG(found.st_mode):
@@ -175,12 +183,8 @@ class AtomicWriter:
             self._done = False
             return
         directory = os.path.dirname(self.path)
-        import tempfile  # here: importing it costs every command's start-up, most never write
-
         remove_stale_temporaries(directory)
-        # A short name (a target's name may be near the 255-byte limit) that says whose it is.
-        handle, self._temporary = tempfile.mkstemp(
-            dir=directory, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-", suffix=".tmp")
+        handle, self._temporary = _locked_temporary(directory)
         # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
         self.handle = os.fdopen(handle, "w", encoding="utf-8", newline="",
                                          errors="backslashreplace")
@@ -200,9 +204,11 @@ class AtomicWriter:
         try:
             self.handle.flush()
             os.fsync(self.handle.fileno())
-            self.handle.close()
             target = self.path if to is None else to
-            os.chmod(self._temporary, _mode_for(target))
+            os.fchmod(self.handle.fileno(), _mode_for(target))
+            if self.keep_owner:
+                _keep_owner(self.handle.fileno(), target)
+            self.handle.close()
             os.replace(self._temporary, target)
         except BaseException:
             self._remove()
@@ -234,41 +240,94 @@ class AtomicWriter:
 TEMPORARY_PREFIX = ".pc-"
 
 
+def _locked_temporary(directory: str) -> tuple[int, str]:
+    """A new temporary file in ``directory`` (its descriptor and name), under an ``flock``
+    its writer holds until it closes it: the proof, to any process that shares the
+    directory (another PID namespace, another host's container), that it is in use. The
+    file is made under another name (``O_EXCL``, so never through a link) and given its
+    ``.tmp`` name only once locked, so that no cleaner ever sees it unlocked while alive."""
+    import tempfile  # here: importing it costs every command's start-up, most never write
+
+    # A short name (a target's name may be near the 255-byte limit) that says whose it is.
+    handle, made = tempfile.mkstemp(dir=directory, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-",
+                                    suffix=".new")
+    try:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        temporary = made[: -len(".new")] + ".tmp"
+        os.rename(made, temporary)
+    except BaseException:
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(made)
+        raise
+    return handle, temporary
+
+
 def remove_stale_temporaries(directory: str) -> None:
-    """Remove the temporary files (``.pc-PID-*.tmp``) that writers killed before they could
-    clean up (``kill -9``, a power cut) left in ``directory``: those whose process is gone."""
+    """Remove the temporary files (``.pc-*.tmp``) that writers killed before they could clean
+    up (``kill -9``, a power cut) left in ``directory``: those whose writer's ``flock`` is
+    provably free (this process takes it). Not a guess from a process id: a live writer in
+    another PID namespace has an id this one may not see, or may see as another process."""
+    if fcntl is None:  # pragma: no cover - no flock: nothing can be proved, nothing removed
+        return
     try:
         names = [n for n in os.listdir(directory or ".")
                  if n.startswith(TEMPORARY_PREFIX) and n.endswith(".tmp")]
     except OSError:
         return
     for name in names:
-        pid_text = name[len(TEMPORARY_PREFIX):].split("-", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+        path = os.path.join(directory, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone, a link, or not ours to read: left alone
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # its writer holds it: alive
+            # Still that file under that name (not renamed into place meanwhile).
+            with contextlib.suppress(OSError):
+                if os.path.samestat(os.fstat(fd), os.lstat(path)):
+                    os.unlink(path)
+        except OSError:
             continue
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(directory, name))
+        finally:
+            os.close(fd)
 
 
-def _alive(pid: int) -> bool:
+def _keep_owner(handle: int, target: str) -> None:
+    """Give the temporary ``handle`` the owner and group of ``target`` (when it exists);
+    OSError (EPERM) when this process may not."""
+    found = _stat(target)
+    if found is None:
+        return
+    status = os.fstat(handle)
+    if (status.st_uid, status.st_gid) == (found.st_uid, found.st_gid):
+        return
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True  # another user's, or not ours to judge: kept
-    return True
+        os.fchown(handle, found.st_uid, found.st_gid)
+    except OSError:
+        raise OSError(errno.EPERM, f"it belongs to user {found.st_uid} (group {found.st_gid}), "
+                      "and a replacement written by this user could not keep that owner; "
+                      "run as its owner", target) from None
 
 
-def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` all at once (raises ``OSError`` when it cannot)."""
-    with AtomicWriter(path) as out:
+def write_text_atomically(path: str | os.PathLike[str], text: str, *,
+                          keep_owner: bool = False) -> None:
+    """Replace ``path`` with ``text`` all at once (raises ``OSError`` when it cannot);
+    ``keep_owner``: see :class:`AtomicWriter`."""
+    with AtomicWriter(path, keep_owner=keep_owner) as out:
         out.write(text)
 
 
 # --------------------------------------------------------------------------- bounded reads
 
 DEFAULT_MAX_SIZE = 16 * 1024 * 1024
+MAX_SIZE = 1 << 50  # 1,048,576G: any larger limit is no limit, and past 2**63 none can be read
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _read_limit = [DEFAULT_MAX_SIZE]  # set once per command (--max-size)
 
@@ -284,6 +343,9 @@ def parse_size(text: str) -> int:
     size = int(found[1]) * (_UNITS[found[2].upper()] if found[2] else 1)
     if size <= 0:
         raise ValueError(f"the size must be more than 0, not {text!r}")
+    if size > MAX_SIZE:  # (reads of it would overflow: OverflowError in every reader)
+        raise ValueError(f"{text.strip()!r} is more than the largest size, "
+                         f"{format_size(MAX_SIZE)}")
     return size
 
 

@@ -7,15 +7,24 @@ two ``score --per-item`` runs into one file) must not both proceed: the second g
 read from the lock file. ``fcntl.flock`` does the locking on POSIX systems; the kernel drops it
 when its holder dies (even on ``kill -9``), so a stale lock file never blocks anyone. Where
 ``fcntl`` is missing the lock degrades to nothing. This module imports nothing from plancheck.
+
+A lock belongs to the file itself, not to the string that named it: links are resolved first
+(``link.jsonl`` and the ``pi.jsonl`` it points to share one lock), and the lock is an ``flock``
+on the inode of the lock file, so every path that reaches it (another mount of the directory,
+another container sharing it) contends for the same lock. The lock file is created with
+``O_EXCL`` and opened with ``O_NOFOLLOW``: a symbolic link (or a second hard link) planted in
+its place is refused, never followed to truncate what it points to.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import json
 import os
 import socket
+import stat
 import sys
 from typing import Any
 
@@ -36,9 +45,10 @@ class LockHeld(Exception):
 
 
 def lock_path_for(path: str | os.PathLike[str]) -> str:
-    """The lock file guarding ``path``: a hidden file beside it."""
+    """The lock file guarding ``path``: a hidden file beside the file ``path`` resolves to
+    (through symbolic links, so that every name of one file has one lock)."""
     text = os.fspath(path)
-    directory, name = os.path.split(os.path.abspath(text))
+    directory, name = os.path.split(os.path.realpath(text))
     if len(name.encode("utf-8", "surrogateescape")) > _MAX_PLAIN_NAME:
         import zlib  # a name near the file system's limit: a short name that stands for it
 
@@ -77,7 +87,9 @@ class FileLock:
         if fcntl is None:  # pragma: no cover
             return
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = _open_lock_file(self.path)
+            if fd is None:
+                continue  # removed between two looks by a holder letting go: look again
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -111,6 +123,41 @@ class FileLock:
 
     def __exit__(self, *_exc: object) -> None:
         self.release()
+
+
+_FLAGS = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(
+    os, "O_NONBLOCK", 0)
+
+
+def _open_lock_file(path: str) -> int | None:
+    """The lock file, made afresh (``O_EXCL``: never through a link) or, when one is there,
+    opened without following a link; OSError (ELOOP) when what is there is not a lock file
+    plancheck would have made (a symbolic link, a file with other hard links, no regular
+    file): truncating it to write the holder would destroy what it leads to. None when it
+    vanished between the two opens."""
+    try:
+        return os.open(path, _FLAGS | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        pass
+    try:
+        fd = os.open(path, _FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.EMLINK):
+            raise _not_a_lock_file(path, "a symbolic link") from None
+        raise
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
+        os.close(fd)
+        raise _not_a_lock_file(path, "a file with other names (hard links)"
+                               if stat.S_ISREG(found.st_mode) else "not a regular file")
+    return fd
+
+
+def _not_a_lock_file(path: str, what: str) -> OSError:
+    return OSError(errno.ELOOP, f"the lock file {path} is {what}, not a lock file plancheck "
+                   "made; it is left alone (remove it if nothing uses it)", path)
 
 
 def _write_holder(fd: int) -> None:

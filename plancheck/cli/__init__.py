@@ -28,6 +28,32 @@ class UsageError(Exception):
     """A problem with how plancheck was called (exit 2)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: handled as Ctrl-C is (whatever a command keeps on Ctrl-C, a
+    ``.partial`` file, it keeps; temporaries and locks are removed), exit 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGHUP raise :class:`Terminated` in the main thread, as SIGINT raises
+    KeyboardInterrupt: by default they would kill the process where it stands, leaving its
+    temporary files and locks behind and its finished work unsaved. A signal the parent made
+    the process ignore (``nohup``) stays ignored."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, _terminate)
+
+
 def _terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, without importing shutil (and the compression
     modules it imports): argparse asks for the width whenever a parser gets an option, so every
@@ -168,7 +194,56 @@ def build_parser(command: str | None = None, module: Any | None = None
         sub = commands.add_parser(name, help=help_text, description=help_text)
         if selected is not None:
             selected.add_arguments(sub)
+            if name in CONFIGURED:
+                sub.add_argument("--config", metavar="FILE", default=None,
+                                 help="read settings from FILE (a plancheck.toml, or a "
+                                 "pyproject.toml with [tool.plancheck]) instead of the "
+                                 "nearest one")
+                sub.add_argument("--no-config", action="store_true",
+                                 help="ignore configuration files")
     return parser
+
+
+# The commands that read the configuration file's settings they have options for (``tools``,
+# ``policy``, ``max-size``, ``strict-json``) through :func:`_configure`; ``check`` reads them
+# itself (with its report settings). docs/configuration.md has the table.
+CONFIGURED = frozenset({"compile", "fix", "fmt", "synth", "score", "plan", "report"})
+# Settings a command has an option for: the file's value stands in for an option not given.
+_SETTINGS = (("tools", "tools"), ("policy", "policy"), ("max_size", "max_size"),
+             ("strict_json", "strict_json"))
+
+
+def _configure(args: argparse.Namespace) -> bool:
+    """Fill the options not given on the command line from the configuration file, as
+    ``check`` does; False after saying why the file cannot be used (exit 2). A configured
+    policy a command cannot apply is said, never dropped in silence."""
+    if args.command not in CONFIGURED and args.command != "toolset":
+        return True
+    if getattr(args, "no_config", False):
+        if getattr(args, "config", None) is not None:
+            raise UsageError("--config and --no-config contradict each other")
+        return True
+    from plancheck.config import ConfigError, discover
+
+    try:
+        config = discover(getattr(args, "config", None))
+    except ConfigError as error:
+        from plancheck.cli.common import print_config_error
+
+        print_config_error(error, "nothing was done")
+        return False
+    args.configured = set()
+    for key, dest in _SETTINGS:
+        value = getattr(config, key)
+        if value is None or not hasattr(args, dest) or getattr(args, dest) not in (None, False):
+            continue
+        setattr(args, dest, str(value) if dest == "max_size" else value)
+        args.configured.add(dest)
+    if config.policy is not None and not hasattr(args, "policy") and args.command == "synth":
+        print(f"plancheck: warning: the configured policy {config.policy} is not applied by "
+              "`synth` (it enumerates workflows; check them with `plancheck check`)",
+              file=sys.stderr)
+    return True
 
 
 _GC_YOUNG = 100_000
@@ -195,11 +270,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # choice among those installed.
         parser = build_parser(command if module is not None else None, module)
         args = parser.parse_args(args_list)
+        if not _configure(args):
+            return EXIT_ERROR
         _read_limit(args)
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
         assert module is not None  # args.command is None unless a command's module loaded
+        if command != "mcp-proxy":  # (the proxy forwards signals to its server itself)
+            _stop_on_signals()
         run: Command = module.run
         code = run(args)
         sys.stdout.flush()  # here, where a reader that went away is still caught (below)
@@ -208,7 +287,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"plancheck: error: {error}", file=sys.stderr)
         print("Run `plancheck --help` for usage.", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
+        if isinstance(error, Terminated):
+            import signal
+
+            print(f"plancheck: stopped by {signal.Signals(error.signum).name}",
+                  file=sys.stderr)
+            return 128 + error.signum
         print("plancheck: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:

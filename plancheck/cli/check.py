@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "standard input")
     toolset_option(parser)
     policy_option(parser)
+    parser.add_argument("--stdin-filename", metavar="NAME", default=None,
+                        help="the name of the file standard input (-) holds: its suffix picks "
+                        "the rules it is read by (.jsonl: a batch, a record a line; .json; "
+                        ".wf), and diagnostics name it (as ruff's option)")
     parser.add_argument("--no-provenance", action="store_true",
                         help="infer no flows from the tool results a transcript holds (an "
                         "argument that copies an earlier result is then no flow for policies, "
@@ -101,6 +105,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if overwrites_an_input(args, "output", "--output"):
         return EXIT_ERROR
+    if args.stdin_filename is not None and "-" not in args.files:
+        raise UsageError("--stdin-filename names standard input; give - among the files")
     config = _configuration(args)
     if config is None:
         return EXIT_ERROR
@@ -216,7 +222,8 @@ def run(args: argparse.Namespace) -> int:
             choose_dora = args.tools is None and config.tools is None
             files = once_each(args.files, "checked once")
             for report in check_paths(files, toolset, options, phases, max_size=max_size,
-                                      choose_dora=choose_dora):
+                                      choose_dora=choose_dora,
+                                      stdin_name=args.stdin_filename):
                 if gold is not None:
                     from plancheck.scoring.check_gold import add_gold_diagnostics
 
@@ -293,14 +300,9 @@ def _configuration(args: argparse.Namespace) -> Config | None:
 
 
 def _print_config_error(error: ConfigError) -> None:
-    from plancheck.diagnostics.positions import LineIndex
-    from plancheck.render.text import TextRenderer
+    from plancheck.cli.common import print_config_error
 
-    source = LineIndex(error.text)
-    text = TextRenderer(colour=_colour(sys.stderr), lines_for=lambda _file: source)
-    for diagnostic in error.diagnostics:
-        print(text.render(diagnostic), file=sys.stderr)
-    print("plancheck: the configuration is invalid; nothing was checked", file=sys.stderr)
+    print_config_error(error, "nothing was checked")
 
 
 def _colour(stream: object) -> bool:

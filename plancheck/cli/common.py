@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from plancheck.cli import UsageError
 from plancheck.diagnostics.codes import BY_NAME, CODES
 from plancheck.diagnostics.model import Diagnostic
 from plancheck.ir.nodes import Toolset
+
+if TYPE_CHECKING:
+    from plancheck.config import ConfigError
 
 
 def toolset_option(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +94,7 @@ def print_plain(diagnostics: Iterable[Diagnostic], stream: TextIO | None = None)
             print(f"  = help: {text}", file=out)
 
 
-def per_item_writer(path: str) -> Any:
+def per_item_writer(path: str, *, state: bool = False) -> Any:
     """The writer of ``--per-item`` (a :class:`~plancheck.scoring.batch.PerItemWriter`: the
     file is replaced whole when the run ends well, and locked against a second run meanwhile),
     or False after saying why it cannot be written."""
@@ -99,7 +102,7 @@ def per_item_writer(path: str) -> Any:
     from plancheck.scoring.batch import PerItemWriter
 
     try:
-        return PerItemWriter(path)
+        return PerItemWriter(path, state=state)
     except LockHeld as error:
         print(f"plancheck: error: {error}; wait for it to finish, or write elsewhere",
               file=sys.stderr)
@@ -190,3 +193,16 @@ def overwrites_an_input(args: argparse.Namespace, dest: str, option: str) -> boo
                       file=sys.stderr)
                 return True
     return False
+
+
+def print_config_error(error: ConfigError, outcome: str) -> None:
+    """The problems of an unusable configuration file, with excerpts of it, and ``outcome``
+    (what was therefore not done)."""
+    from plancheck.diagnostics.positions import LineIndex
+    from plancheck.render.text import TextRenderer, use_colour
+
+    source = LineIndex(error.text)
+    text = TextRenderer(colour=use_colour(sys.stderr), lines_for=lambda _file: source)
+    for diagnostic in error.diagnostics:
+        print(text.render(diagnostic), file=sys.stderr)
+    print(f"plancheck: the configuration is invalid; {outcome}", file=sys.stderr)

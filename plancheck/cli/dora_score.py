@@ -41,7 +41,7 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
             warnings.simplefilter("always", PolygonWarning)
             results = score_run(gold, run, roots, toolset)
     except DoraInputError as error:
-        print(f"plancheck: error[PC002]: {error}", file=sys.stderr)
+        print(f"plancheck: error[PC007]: {error}", file=sys.stderr)
         return EXIT_ERROR
     # A polygon file that cannot be read scores 0, as in DORA; say which, once each.
     for message in dict.fromkeys(str(w.message) for w in caught

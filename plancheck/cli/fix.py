@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.in_place and not args.file.endswith(".json"):  # said before any repair is sought
         print("plancheck: error: --in-place rewrites JSON plan files only", file=sys.stderr)
         return EXIT_ERROR
-    if args.in_place and _hard_linked(args.file):
+    if args.in_place and (_hard_linked(args.file) or _not_writable(args.file)):
         return EXIT_ERROR
     toolset, problems = load_toolset_or_exit(args.tools)
     if toolset is None:
@@ -123,6 +123,27 @@ def _hard_linked(path: str) -> bool:
         print(f"plancheck: error: {path} has {links} hard links; rewriting it in place would "
               "leave the other names the old plan: repair a copy, or write the repair to "
               "standard output (without --in-place)", file=sys.stderr)
+        return True
+    return False
+
+
+def _not_writable(path: str) -> bool:
+    """Whether this user may not write ``path`` (its mode says so, even to root, as an
+    editor asks before it overrides a read-only file), after saying so: replacing it through
+    a rename would only need the directory's permission."""
+    import os
+    import stat
+
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False  # the read reports why
+    allowed = (os.access(path, os.W_OK) if os.geteuid() != 0
+               else bool(status.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)))
+    if not allowed:
+        print(f"plancheck: error[PC001]: cannot write {path}: it is read-only to this user "
+              f"(mode {stat.S_IMODE(status.st_mode):04o}); it is left as it was",
+              file=sys.stderr)
         return True
     return False
 
@@ -222,8 +243,9 @@ def _write_in_place(path: str, report: Report, result: RepairResult, text: str) 
     try:
         # Through a temporary file renamed over the plan: a full disk or a Ctrl-C mid-write
         # never leaves the user's plan half-written.
-        write_text_atomically(path, text)
+        write_text_atomically(path, text, keep_owner=True)
     except OSError as error:
-        print(f"plancheck: error: cannot write {path}: {error.strerror}", file=sys.stderr)
+        print(f"plancheck: error[PC001]: cannot write {path}: {error.strerror}",
+              file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK

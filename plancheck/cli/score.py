@@ -88,6 +88,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="bootstrap resamples for the 95%% intervals (0: none)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run from the FILE.partial it left (--per-item FILE): "
+        "the predictions it scored are not scored again, and the result is the one an "
+        "uninterrupted run gives",
+    )
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (it is shown only on a terminal anyway)")
     toolset_option(parser)
     policy_option(parser)
 
@@ -149,6 +158,14 @@ def _dora_gold(paths: list[str]) -> bool:
 
 
 def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
+    _no_resume(args, "DORA runs")
+    if args.policy is not None and "policy" in getattr(args, "configured", ()):
+        import sys
+
+        print(f"plancheck: warning: the configured policy {args.policy} is not decided on DORA "
+              "runs by `score`; check their trajectories with `plancheck check RUN`",
+              file=sys.stderr)
+        args.policy = None
     if args.policy is not None:
         raise UsageError("--policy is not decided on DORA runs by `score`; check their "
                          "trajectories with `plancheck check RUN --policy FILE`")
@@ -169,6 +186,7 @@ def _call_gold(text: str, file: str) -> Any:
 
 def _score_calls(args: argparse.Namespace, calls: Any) -> int:
     """Tool-call gold plans: the metrics defined on calls."""
+    _no_resume(args, "tool calls")
     from plancheck.cli.common import load_toolset_or_exit, print_plain
     from plancheck.cli.score_calls import run_calls
 
@@ -177,6 +195,12 @@ def _score_calls(args: argparse.Namespace, calls: Any) -> int:
         print_plain(pool_problems)
         return EXIT_ERROR
     return run_calls(args, calls, pool)
+
+
+def _no_resume(args: argparse.Namespace, what: str) -> None:
+    if args.resume:
+        raise UsageError(f"--resume continues DisasterBench scoring; scoring {what} is quick "
+                         "to rerun from the start")
 
 
 def _any_gold_file(text: str, _file: str) -> str:

@@ -10,7 +10,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 
 _SHOWN_PROBLEMS = 5
 
@@ -19,7 +19,7 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     """Score ``args.predictions`` against the gold plans of ``args.gold`` (its text read)."""
     from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
     from plancheck.compiler.frontends import scored_lines
-    from plancheck.fileio import is_dir
+    from plancheck.fileio import is_dir, path_exists
     from plancheck.scoring.batch import (
         InputError,
         ScoreOptions,
@@ -75,9 +75,38 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     # added up once, and copied when done.
     single = summaries[args.predictions[0]] if len(summaries) == 1 else None
     problems: list[str] = []
-    writer = per_item_writer(args.per_item) if args.per_item else None
+    from plancheck.scoring.per_item_writer import partial_path, state_path
+    from plancheck.scoring.resume import ResumeError, absolute, header, item_line, load_state
+
+    settings = {"gold": absolute(args.gold),
+                "predictions": [absolute(path) for path in args.predictions],
+                "scoring": "strict" if options.strict else "reference", "raw": args.raw,
+                "parity_only": args.parity_only, "no_extended": args.no_extended,
+                "policy": None if args.policy is None else absolute(args.policy),
+                "tools": args.tools}
+    resumed: list[Any] = []
+    resumed_from = None
+    if args.resume:
+        if not args.per_item:
+            raise UsageError("--resume continues the FILE.partial of --per-item FILE; give "
+                             "--per-item")
+        resumed_from = partial_path(args.per_item)
+        if not path_exists(resumed_from):
+            print(f"plancheck: note: there is no {resumed_from} to resume from; scoring "
+                  "from the start", file=sys.stderr)
+            resumed_from = None
+        else:
+            try:
+                resumed = load_state(state_path(resumed_from), settings)
+            except ResumeError as error:
+                print(f"plancheck: error: cannot resume from {resumed_from}: {error}",
+                      file=sys.stderr)
+                return EXIT_ERROR
+    writer = per_item_writer(args.per_item, state=True) if args.per_item else None
     if writer is False:
         return EXIT_ERROR
+    if writer is not None:
+        writer.write_state(header(settings))
 
     runner_errors: dict[str, int] = {}
     repeated: dict[str, int] = {}
@@ -102,12 +131,29 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
                     judged.append(_judge(verdicts, record))
                 yield record
 
+    def items() -> Any:
+        """The items of the interrupted run resumed (their records read, not scored again),
+        then the rest, scored."""
+        source = records()
+        for _ in resumed:
+            if next(source, None) is None:
+                raise InputError(f"the predictions hold fewer records than {resumed_from} "
+                                 "scored: they changed since; score from the start")
+        yield from resumed
+        resumed.clear()
+        yield from score_records(source, gold, toolset, options, jobs=args.jobs,
+                                 gold_text=gold_text)
+
+    from plancheck.cli.score_progress import ScoreProgress
+
+    progress = ScoreProgress.for_files(args.predictions, enabled=not args.no_progress)
     tasks_scored: dict[str, dict[str, int]] = {}  # file -> task -> predictions scored
     try:
-        for item in score_records(
-            records(), gold, toolset, options, jobs=args.jobs, gold_text=gold_text
-        ):
+        for item in items():
+            progress.tick()
             found = judged.popleft() if verdicts is not None else []
+            if writer is not None:
+                writer.write_state(item_line(item))
             if item.line is not None and writer is not None:
                 writer.write(with_policy(item.line, found) if verdicts is not None
                              else item.line)
@@ -126,23 +172,29 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
             if item.problem is not None and len(problems) < _SHOWN_PROBLEMS:
                 problems.append(f"{item.source}: {item.problem}")
     except InputError as error:
+        progress.finish()
         if writer:
             writer.discard()  # the previous per-item file, if any, stays as it was
         print(f"plancheck: error[PC001]: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP
+        progress.finish()
         if writer:
-            # Ctrl-C: the old file stays; the complete lines scored so far go beside it.
-            partial = writer.close_partial()
+            # The old file stays; the complete lines scored so far go beside it.
+            partial, replaced = writer.close_partial(replaces=resumed_from)
+            kept = "" if replaced or partial == partial_path(args.per_item) else (
+                f" ({partial_path(args.per_item)}, of an earlier run, is kept)")
             print(f"plancheck: interrupted: {args.per_item} is left as it was; the "
-                  f"{max(total.n, sum(s.n for s in summaries.values()))} predictions "
-                  f"scored so far are in {partial}",
+                  f"{progress.count} predictions scored so far are in {partial}{kept}; "
+                  "rerun the same command with --resume to continue",
                   file=sys.stderr)
         raise
     except BaseException:
+        progress.finish()
         if writer:
             writer.discard()
         raise
+    progress.finish()
     if writer:
         try:
             writer.close()
@@ -150,6 +202,13 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
             print(f"plancheck: error[PC001]: cannot write {args.per_item}: "
                   f"{error.strerror or error}", file=sys.stderr)
             return EXIT_ERROR
+        if resumed_from is not None:  # continued to the end: the .partial is in the file now
+            import contextlib
+            import os
+
+            for done in (resumed_from, state_path(resumed_from)):
+                with contextlib.suppress(OSError):
+                    os.unlink(done)
     for path in scores:
         print(f"plancheck: warning[PC117]: {path} holds the per-item lines `plancheck score` "
               "writes (scores, not predictions); nothing in it was scored", file=sys.stderr)

@@ -466,17 +466,20 @@ def check_paths(
     *,
     max_size: int | None = None,
     choose_dora: bool = False,
+    stdin_name: str | None = None,
 ) -> Iterator[Report]:
     """One report per plan, as each is checked. With ``max_size`` (bytes), JSONL batches are
     read a record at a time and a larger input is refused (see :mod:`.streaming`);
-    ``choose_dora``: see :func:`toolset_for`."""
+    ``choose_dora``: see :func:`toolset_for`; ``stdin_name``: the name standard input is read
+    as (see :func:`~plancheck.compiler.sources.load_source`)."""
     options = options or CheckOptions()
     for path in expand_paths(paths):
         if isinstance(path, Diagnostic):
             yield Report(path.file or "", None, None, [path])
             continue
         try:
-            source = load_source(path, strict=options.strict_json, max_size=max_size)
+            source = load_source(path, strict=options.strict_json, max_size=max_size,
+                                 stdin_name=stdin_name)
         except Exception as error:  # a frontend bug must not sink the other files
             yield Report(path, None, None, [internal_error(error).with_context(file=path,
                                                                               record=None)])

@@ -81,15 +81,22 @@ def sniff_kind(path: str, text: str) -> str:
 
 
 def looks_like_jsonl(text: str) -> bool:
-    """Two or more lines, each one whole JSON object, the first a record (``task_id`` and a
-    plan field): a batch, not one completion that happens to hold two objects."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if len(lines) < 2 or not all(line.startswith("{") and line.endswith("}") for line in lines):
+    """Two or more lines, each one whole JSON object or array, the first a record (an object
+    with a plan field, with or without an id) or a bare plan (an array): a batch, as a
+    ``.jsonl`` file would be read, not one completion that happens to hold two objects.
+    Comment lines (``#``, ``//``) do not make it something else: they are read as the lines of
+    a ``.jsonl`` file are (standard input is read by the rules of a file)."""
+    lines = [line for line in (raw.strip() for raw in text.splitlines())
+             if line and not line.startswith(("#", "//"))]
+    if len(lines) < 2 or not all(
+            (line[0], line[-1]) in (("{", "}"), ("[", "]")) for line in lines):
         return False
     try:
-        return _is_record(json.loads(lines[0]))
+        first = json.loads(lines[0])
     except (ValueError, RecursionError):
         return False
+    return (isinstance(first, dict) and any(key in first for key in RECORD_PLAN_FIELDS)) or (
+        isinstance(first, list) and all(isinstance(step, (dict, list)) for step in first))
 
 
 def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "text") -> SourceFile:

@@ -12,19 +12,23 @@ __all__ = ["load_source"]
 
 
 def load_source(path: str, *, strict: bool = False, kind: str | None = None,
-                max_size: int | None = None) -> SourceFile:
+                max_size: int | None = None, stdin_name: str | None = None) -> SourceFile:
     """Read one file (``-`` for standard input) into plan units.
 
     With ``max_size`` (bytes), a JSONL batch is read a record at a time (its units come
     lazily, in ``SourceFile.stream``, and no record larger than ``max_size`` is read), and any
-    other input larger than ``max_size`` is refused with a ``PC006`` instead of being read."""
-    display = "<stdin>" if path == "-" else path
+    other input larger than ``max_size`` is refused with a ``PC006`` instead of being read.
+
+    ``stdin_name`` (``--stdin-filename``) is the name standard input is read as: its suffix
+    picks the rules a file of that name is read by, and diagnostics name it."""
+    name = stdin_name if path == "-" and stdin_name else path
+    display = "<stdin>" if name == "-" else name
     if max_size is not None and kind is None:
-        opened = open_limited(path, display, strict=strict, max_size=max_size)
+        opened = open_limited(path, display, strict=strict, max_size=max_size, name=name)
         if opened is not None:
             return opened
     text, error = read_text(path)
     if text is None:
         assert error is not None
         return SourceFile(display, diagnostics=[error.with_context(file=display, record=None)])
-    return parse_source(text, display, strict=strict, kind=kind or sniff_kind(path, text))
+    return parse_source(text, display, strict=strict, kind=kind or sniff_kind(name, text))

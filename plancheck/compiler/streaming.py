@@ -56,18 +56,20 @@ def _raised(size: int | None, limit: int) -> str:
     return format_size(-(-wanted // megabyte) * megabyte)
 
 
-def open_limited(path: str, display: str, *, strict: bool, max_size: int) -> SourceFile | None:
+def open_limited(path: str, display: str, *, strict: bool, max_size: int,
+                 name: str | None = None) -> SourceFile | None:
     """The input as a source whose JSONL records are read one at a time, or a source holding
     only a ``PC006`` when it is over ``max_size``; None when the input is to be read whole,
     as before (it is within the limit, cannot be opened - the whole read reports why - or
-    is a JSONL file that is not all UTF-8, which the whole read reports the same way)."""
+    is a JSONL file that is not all UTF-8, which the whole read reports the same way).
+    ``name``: the name standard input is read as (its suffix picks the rules)."""
     if path == "-":
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:
             return None
         try:
-            return _from_stream(buffer, path, display, strict=strict, max_size=max_size,
-                                size=None)[0]
+            return _from_stream(buffer, name or path, display, strict=strict,
+                                max_size=max_size, size=None)[0]
         except OSError:
             return None  # (closed: `- <&-`) the whole read reports why
     try:

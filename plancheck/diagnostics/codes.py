@@ -99,6 +99,12 @@ _ALL = [
        "calls or 200,000 fields in one plan, or more than 10,000 tools or 200,000 parameters "
        "in one pool. Nothing in it was checked: reading damaged text that large could take "
        "minutes. Raise the size limit to check a larger file."),
+    _c("PC007", "unscorable-input", E, "A value the scorer cannot score.",
+       "DORA's evaluator raises on this input (a tool name that is not a string, a ranking "
+       "of objects, an integer too large for a float, infinite coordinates, a gold "
+       "`final_answer` that is not an object), so no number is given for the run: the "
+       "message names the record and the value. It is the input, not a fault of plancheck: "
+       "correct the record, or leave it out."),
     # ---------------------------------------------------------------- parse
     _c("PC100", "invalid-json", E, "The document is not valid JSON.",
        "The file (or record) could not be parsed as JSON, and no repair was attempted or none "
@@ -162,6 +168,15 @@ _ALL = [
        "JSON readers keep the last value of a repeated key, so `{\"agent\": \"Nope\", "
        "\"agent\": \"GeoChat\"}` is read as GeoChat: what was checked is not all that was "
        "written. Reported with and without --strict-json."),
+    _c("PC119", "control-character", E, "A DSL string literal holds a raw control character.",
+       "A TAB, ESC or other character below U+0020 is written as is inside a string literal "
+       "of a plan, toolset or policy file. JSON strings do not allow them, and a terminal "
+       "acts on some (ESC starts an escape sequence), so nothing in the file is read: write "
+       "the character as an escape (`\\t`, `\\u001b`)."),
+    _c("PC120", "number-too-long", E, "A DSL integer literal has too many digits to read.",
+       "Python reads integers of at most 4,300 digits from text (a guard against "
+       "quadratic-time conversion); a longer literal in a plan, toolset or policy file is "
+       "refused and nothing in the file is read. Write a long identifier as a string."),
     # ---------------------------------------------------------------- names
     _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
        "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "

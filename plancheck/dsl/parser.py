@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -43,6 +44,59 @@ class _TooDeep(Exception):
     def __init__(self, span: Span) -> None:
         super().__init__(span)
         self.span = span
+
+
+class BadLiteral(Exception):
+    """A literal that cannot be read as written (a raw control character in a string, an
+    integer of more digits than Python reads): its own diagnostic, at the token."""
+
+    def __init__(self, token: Any, code: str, message: str, help: str) -> None:
+        super().__init__(message)
+        self.token = token
+        self.code = code
+        self.message = message
+        self.help = help
+
+    def diagnostic(self, filename: str) -> Diagnostic:
+        token = self.token
+        line = getattr(token, "line", None) or 1
+        column = getattr(token, "column", None) or 1
+        span = Span(filename, line, column, getattr(token, "end_line", None) or line,
+                    getattr(token, "end_column", None) or column + 1)
+        return make(self.code, self.message, primary=span, label="this literal",
+                    help=[self.help], data={"line": line, "column": column})
+
+
+_CONTROL = re.compile(r"[\x00-\x1f]")
+
+
+def string_literal(token: Any, decode: Any = json.loads) -> str:
+    """The value of a string literal (``decode``: how its escapes are read); BadLiteral for
+    one holding a raw control character (TAB, ESC), which JSON's strings do not allow and a
+    terminal would act on."""
+    text = str(token)
+    found = _CONTROL.search(text)
+    if found is not None:
+        char = found[0]
+        raise BadLiteral(token, "PC119", "a string literal holds the control character "
+                         f"U+{ord(char):04X} as is", "write it as an escape: "
+                         + json.dumps(char))
+    value = decode(text)
+    assert isinstance(value, str)
+    return value
+
+
+def integer_literal(token: Any, text: str | None = None) -> int:
+    """The value of an integer literal (``text``: the digits, when the token holds more);
+    BadLiteral for one longer than Python reads."""
+    text = str(token) if text is None else text
+    try:
+        return int(text)
+    except ValueError:
+        digits = sum(c.isdigit() for c in text)
+        raise BadLiteral(token, "PC120", f"an integer literal of {digits:,} digits is longer "
+                         "than plancheck reads", f"at most {sys.get_int_max_str_digits():,} "
+                         "digits; write a string if the value is an identifier") from None
 
 
 @dataclass(slots=True)
@@ -87,6 +141,11 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
                 module.policies.append(build_policy(item, builder.span, builder.json_value))
             else:
                 module.plans.append(builder.plan(item))
+    except BadLiteral as error:
+        module.toolsets.clear()
+        module.plans.clear()
+        module.policies.clear()
+        module.diagnostics.append(error.diagnostic(filename))
     except _TooDeep as error:
         module.toolsets.clear()
         module.plans.clear()
@@ -193,9 +252,7 @@ def _syntax_error(error: Any, text: str, filename: str) -> Diagnostic:
 
 
 def _unquote(token: Any) -> str:
-    value = json.loads(str(token))
-    assert isinstance(value, str)
-    return value
+    return string_literal(token)
 
 
 def _text(token: Any) -> str:
@@ -244,7 +301,7 @@ class _Builder:
             if kind == "doc":
                 toolset.description = _unquote(child.children[0])
             elif kind == "max_predecessors":
-                toolset.max_predecessors = int(child.children[0])
+                toolset.max_predecessors = integer_literal(child.children[0])
             elif kind == "family_decl":
                 self.family(toolset, child)
             elif kind == "alias_decl":
@@ -382,7 +439,7 @@ class _Builder:
                             primary=argument.span,
                             label="given again here",
                             secondary=[(first.span, "first given here")],
-                            data={"step": int(index_token), "key": argument.name},
+                            data={"step": integer_literal(index_token), "key": argument.name},
                         )
                     )
                     continue
@@ -397,7 +454,7 @@ class _Builder:
             spans["outputs"] = outputs_span
         return Step(
             position=position,
-            index=int(index_token),
+            index=integer_literal(index_token),
             tool=tool,
             args=tuple(args),
             outputs=outputs,
@@ -419,7 +476,7 @@ class _Builder:
     def reference(self, token: Any) -> Reference:
         text = str(token)
         head, _, tail = text.partition(".") if token.type == "REF" else text.partition("[")
-        step = int(head[len("step"):])
+        step = integer_literal(token, head[len("step"):])
         key = tail if token.type == "REF" else _unquote(tail.rstrip()[:-1].strip())
         return Reference(step, key, self.span(token), raw=text)
 
@@ -458,7 +515,8 @@ def _scalar(node: Any) -> JSONValue:
         return _unquote(node.children[0])
     if kind == "number":
         text = str(node.children[0])
-        return float(text) if any(c in text for c in ".eE") else int(text)
+        return float(text) if any(c in text for c in ".eE") else integer_literal(
+            node.children[0])
     if kind == "true":
         return True
     if kind == "false":

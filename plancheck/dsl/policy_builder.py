@@ -59,8 +59,10 @@ def _rule(node: Any, policy: str, span_of: SpanOf, value_of: ValueOf) -> Rule:
     if kind == "require_call":
         return Rule(REQUIRE_CALL, first=_pattern(parts[0], span_of), **common)
     if kind == "at_most":
-        window = int(parts[2].children[0]) if len(parts) > 2 else None
-        return Rule(AT_MOST, count=int(parts[0]), first=_pattern(parts[1], span_of),
+        from plancheck.dsl.parser import integer_literal
+
+        window = integer_literal(parts[2].children[0]) if len(parts) > 2 else None
+        return Rule(AT_MOST, count=integer_literal(parts[0]), first=_pattern(parts[1], span_of),
                     window=window, **common)
     if kind == "flow_rule":
         return Rule(FLOW, source=_path(parts[0], span_of), target=_path(parts[1], span_of),
@@ -75,14 +77,16 @@ def _rule(node: Any, policy: str, span_of: SpanOf, value_of: ValueOf) -> Rule:
 def _string(token: Any) -> str:
     """A string literal. A backslash JSON gives no meaning to (``"data/.*\\.tif"``) stands for
     itself, as regular expressions need it to."""
-    text = str(token)
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = json.loads(_ESCAPE.sub(lambda m: m[0] if len(m[0]) > 2 or m[0][1] in _JSON_ESCAPES
-                                       else "\\" + m[0], text))
-    assert isinstance(value, str)
-    return value
+    from plancheck.dsl.parser import string_literal
+
+    def decode(text: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError:
+            return json.loads(_ESCAPE.sub(lambda m: m[0] if len(m[0]) > 2
+                                          or m[0][1] in _JSON_ESCAPES else "\\" + m[0], text))
+
+    return string_literal(token, decode)
 
 
 _JSON_ESCAPES = '"\\/bfnrt'
@@ -107,7 +111,9 @@ def _path(node: Any, span_of: SpanOf) -> ArgumentPath:
         if key.type == "STRING":
             path.append(_string(key))
         elif key.type == "INT":
-            path.append(int(key))
+            from plancheck.dsl.parser import integer_literal
+
+            path.append(integer_literal(key))
         else:
             path.append(str(key))
     return ArgumentPath(_pattern(pattern, span_of), tuple(path), span_of(node))

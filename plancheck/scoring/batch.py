@@ -88,6 +88,12 @@ def _init_worker(gold_text: str, gold_file: str, toolset: Toolset, options: Scor
     # The parent handles Ctrl-C (and stops the pool); workers must not die half-way through
     # a chunk with a traceback of their own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Stopping the pool sends SIGTERM: a worker ends at once (the parent's handler, which
+    # turns SIGTERM and SIGHUP into an orderly stop, is not for workers).
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) not in (signal.SIG_IGN, None):
+            signal.signal(number, signal.SIG_DFL)
     _WORKER["scorer"] = ItemScorer(GoldIndex.parse(gold_text, gold_file), toolset, options)
 
 

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Final
 
-__all__ = ["PerItemWriter"]
+__all__ = ["PerItemWriter", "partial_path", "state_path"]
+
+
+def partial_path(path: str) -> str:
+    """Where an interrupted run into ``path`` leaves the lines it scored."""
+    return path + ".partial"
+
+
+def state_path(partial: str) -> str:
+    """The hidden file beside a ``.partial`` that ``score --resume`` continues from (what
+    each prediction scored to, in order: the summary is rebuilt from it exactly)."""
+    directory, name = os.path.split(partial)
+    return os.path.join(directory, f".{name}.state")
 
 
 class PerItemWriter:
@@ -14,7 +27,7 @@ class PerItemWriter:
     run has finished, and a failed or interrupted run never leaves it empty or half-written.
     A lock beside it makes a second run into the same file fail at once (``LockHeld``)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, state: bool = False) -> None:
         from plancheck.fileio import AtomicWriter
         from plancheck.locks import FileLock, lock_path_for
 
@@ -22,11 +35,19 @@ class PerItemWriter:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(lock_path_for(path), what=path)
         self._lock.acquire()
+        self._state: AtomicWriter | None = None
         try:
             self._out = AtomicWriter(path)
         except BaseException:
             self._lock.release()
             raise
+        if state:  # (a temporary beside the file: committed only with a .partial)
+            try:
+                self._state = AtomicWriter(state_path(partial_path(path)))
+            except BaseException:
+                self._out.discard()
+                self._lock.release()
+                raise
         self._closed = False
         # Lines not yet handed to the file: written a few hundred at a time, one call each
         # rather than one per line (close writes the rest before the file is put in place).
@@ -37,6 +58,11 @@ class PerItemWriter:
         pending.append(line)
         if len(pending) >= _PENDING_LINES:
             self._flush()
+
+    def write_state(self, text: str) -> None:
+        """One line of the resume state (see :func:`state_path`)."""
+        if self._state is not None:
+            self._state.write(text + "\n")
 
     def _flush(self) -> None:
         if self._pending:
@@ -57,25 +83,40 @@ class PerItemWriter:
                 raise
             self._out.commit()
         finally:
+            if self._state is not None:
+                self._state.discard()
             self._lock.release()
 
-    def close_partial(self) -> str:
+    def close_partial(self, replaces: str | None = None) -> tuple[str, bool]:
         """Leave ``path`` as it was and put what was written so far in ``PATH.partial``
-        (after an interruption); returns that name."""
-        partial = self.path + ".partial"
+        (after an interruption); returns that name, and whether it replaced an earlier one.
+        An earlier ``.partial`` is replaced only when it is ``replaces`` (the one this run
+        resumed from, whose lines this one holds too); any other is kept, and this run's go
+        to ``PATH.partial.2`` (``.3``, ...)."""
+        partial = partial_path(self.path)
+        replaced = os.path.lexists(partial)
+        if replaced and (replaces is None or not _same_file(partial, replaces)):
+            number = 2
+            while os.path.lexists(f"{partial}.{number}"):
+                number += 1
+            partial, replaced = f"{partial}.{number}", False
         if self._closed:
-            return partial
+            return partial, replaced
         self._closed = True
         try:
             try:
                 self._flush()
             except BaseException:
                 self._out.discard()
+                if self._state is not None:
+                    self._state.discard()
                 raise
+            if self._state is not None:
+                self._state.commit(to=state_path(partial))
             self._out.commit(to=partial)
         finally:
             self._lock.release()
-        return partial
+        return partial, replaced
 
     def discard(self) -> None:
         """Leave ``path`` as it was before this run."""
@@ -84,6 +125,8 @@ class PerItemWriter:
         self._closed = True
         self._pending.clear()
         self._out.discard()
+        if self._state is not None:
+            self._state.discard()
         self._lock.release()
 
     def __enter__(self) -> PerItemWriter:
@@ -94,6 +137,13 @@ class PerItemWriter:
             self.close()
         else:
             self.discard()
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 _PENDING_LINES: Final = 256

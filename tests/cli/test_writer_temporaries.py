@@ -48,10 +48,17 @@ def test_a_killed_writers_temporary_is_removed_by_the_next(tmp_path: Path,
     dead = _dead_pid()
     stale = tmp_path / f".pc-{dead}-abcd1234.tmp"
     stale.write_text("half a report", encoding="utf-8")
-    ours = tmp_path / f".pc-{os.getpid()}-live0000.tmp"  # a live writer's: kept
+    ours = tmp_path / f".pc-{dead}-live0000.tmp"  # a live writer's (it holds its flock): kept
     ours.write_text("in progress", encoding="utf-8")
+    import fcntl
+
+    held = os.open(ours, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)
     other = tmp_path / ".notes.tmp"  # not a plancheck temporary: kept
     other.write_text("mine", encoding="utf-8")
-    assert main(["check", str(EXAMPLE), "--output", str(tmp_path / "report.txt")]) == 1
+    try:
+        assert main(["check", str(EXAMPLE), "--output", str(tmp_path / "report.txt")]) == 1
+    finally:
+        os.close(held)
     assert not stale.exists()
     assert ours.exists() and other.exists()
