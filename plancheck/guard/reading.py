@@ -99,8 +99,6 @@ def decode_arguments(arguments: Any) -> tuple[Any, str | None]:
         if len(arguments) > MAX_TEXT:
             return None, (f"the arguments are {len(arguments):,} characters long, more than "
                           f"{MAX_TEXT:,}")
-        if not str(arguments).strip():
-            return {}, None
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError) as error:
