@@ -25,9 +25,11 @@ from plancheck.checks.rules.request_steps import RequestSteps
 from plancheck.checks.rules.unused_request_inputs import UnusedRequestInputs
 from plancheck.checks.rules.value_kinds import ValueKinds
 from plancheck.diagnostics.model import Diagnostic
-from plancheck.ir.nodes import Plan, Toolset
+from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.ir.nodes import Argument, Literal, Plan, Step, Toolset
 
-__all__ = ["REQUEST_RULES", "RequestPhase", "RequestRule", "check_request"]
+__all__ = ["PER_CALL_CODES", "REQUEST_RULES", "RequestPhase", "RequestRule", "call_findings",
+           "check_request"]
 
 
 class RequestRule(Protocol):
@@ -46,12 +48,34 @@ REQUEST_RULES: Final[tuple[RequestRule, ...]] = (
 )
 
 
+# The codes of the rules that judge one call by itself (a guard asks them call by call); the
+# others judge the plan as a whole.
+PER_CALL_CODES: Final = frozenset({"PC901", "PC905"})
+
+
 def check_request(plan: Plan, toolset: Toolset, request: str,
-                  copied: frozenset[tuple[int, str]] = frozenset()) -> list[Diagnostic]:
+                  copied: frozenset[tuple[int, str]] = frozenset(), *,
+                  rules: tuple[RequestRule, ...] = REQUEST_RULES) -> list[Diagnostic]:
     """Every request rule's findings on ``plan`` against ``request`` (the user's text)."""
     read = read_request(request)
-    return [found for rule in REQUEST_RULES
-            for found in rule.check_request(plan, toolset, read, copied)]
+    return [found for rule in rules for found in rule.check_request(plan, toolset, read, copied)]
+
+
+_PER_CALL_RULES: Final = tuple(rule for rule in REQUEST_RULES
+                               if PER_CALL_CODES.issuperset(rule.codes))
+
+
+def call_findings(toolset: Toolset, tool: str, arguments: Mapping[str, Any], request: str,
+                  copied: frozenset[str], file: str) -> list[Diagnostic]:
+    """What the per-call request rules find in one call of ``tool`` (a guard's: its spans
+    point at ``/arguments/NAME`` of ``file``), the arguments named in ``copied`` copying an
+    earlier result."""
+    root = Span(file, pointer="")
+    args = tuple(Argument(name, Literal(value, span), span) for name, value in arguments.items()
+                 for span in (Span(file, pointer=f"/arguments/{escape_pointer(name)}"),))
+    plan = Plan((Step(0, 0, tool, args, None, root),), root)
+    return check_request(plan, toolset, request, frozenset((0, name) for name in copied),
+                         rules=_PER_CALL_RULES)
 
 
 class RequestPhase:

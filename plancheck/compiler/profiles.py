@@ -7,7 +7,8 @@ default  the codes' own severities (``plancheck explain``): a literal that break
          parameter's JSON Schema (``PC302``) is a warning, as a linter reports it
 guard    every schema violation (``PC302``) and a placeholder where a value belongs
          (``PC209``) as well: in an agent loop a call that breaks its tool's schema fails
-         when it runs, so it must not be sent
+         when it runs, so it must not be sent; and, given the request, a value the user
+         must supply that the request does not give (``PC901``)
 strict   every warning; notes (a number written as a string, ``PC305``) stay notes
 ======== ====================================================================================
 
@@ -22,7 +23,7 @@ from plancheck.diagnostics.severity import Severity
 
 PROFILE_NAMES = ("default", "guard", "strict")
 
-_GUARD = ("PC209", "PC302")
+_GUARD = ("PC209", "PC302", "PC901")
 
 
 def profile_overrides(profile: str) -> tuple[tuple[str, Severity], ...]:

@@ -188,3 +188,45 @@ def test_taskbench_model_outputs_against_their_requests(
                       str(REAL / "taskbench" / "MiniMax-Text-01.excerpt.jsonl"),
                       "--task-fields")
     assert found["PC901"] == 1
+
+
+# --------------------------------------------------------------------------- the guard
+
+
+def _ticket_pool(tmp_path: Path) -> Path:
+    pool = tmp_path / "tools.json"
+    pool.write_text(json.dumps([
+        {"type": "function", "function": {"name": "find", "description": "Find a ticket.",
+                                          "parameters": {"type": "object", "properties": {
+                                              "train": {"type": "string"}}}}},
+        {"type": "function", "function": {"name": "book", "description": "Book a ticket.",
+                                          "parameters": {"type": "object", "properties": {
+                                              "ticket_id": {"type": "string"}}}}},
+        {"type": "function", "function": {"name": "read", "description": "Read a file.",
+                                          "parameters": {"type": "object", "properties": {
+                                              "path": {"type": "string"}}}}}]),
+        encoding="utf-8")
+    return pool
+
+
+def test_the_guard_refuses_an_invented_id_given_the_request(tmp_path: Path) -> None:
+    """A train number used as a ticket id: refused with the request, allowed without it; the
+    id an earlier result returned is allowed."""
+    from plancheck.guard import Guard
+
+    pool = _ticket_pool(tmp_path)
+    request = "Book the ticket for train G12, and read /d/notes.txt."
+    guard = Guard(pool, task=request)
+    assert guard.propose({"id": "c1", "name": "find", "arguments": {"train": "G12"}}).allowed
+    assert guard.record("c1", {"ticket_id": "TK-88213"}) == []
+    invented = guard.propose({"id": "c2", "name": "book", "arguments": {"ticket_id": "G12-1"}})
+    assert not invented.allowed
+    assert [d.code for d in invented.diagnostics] == ["PC901"]
+    assert "call c2 `book.ticket_id` is `G12-1`" in invented.feedback
+    assert guard.propose({"id": "c3", "name": "book",
+                          "arguments": {"ticket_id": "TK-88213"}}).allowed
+    assert [d.code for d in guard.finish()] == ["PC902"]  # /d/notes.txt was never read
+    assert Guard(pool).propose({"name": "book", "arguments": {"ticket_id": "G12-1"}}).allowed
+    warned = Guard(pool, task=request, profile="default").propose(
+        {"name": "book", "arguments": {"ticket_id": "G12-1"}})
+    assert warned.allowed and [d.code for d in warned.diagnostics] == ["PC901"]
