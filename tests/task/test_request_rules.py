@@ -180,6 +180,27 @@ def test_each_rule_on_real_gold_of_other_corpora(capsys: pytest.CaptureFixture[s
     assert {code: n for code, n in seal.items() if code in REQUEST_CODES} == {"PC901": 2}
 
 
+def test_each_rule_on_bfcl_gold_with_its_questions(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """BFCL's gold calls (42 records of four files), each with its question's user turns as
+    the request: silent."""
+    bfcl = REAL / "bfcl"
+    lines = []
+    for name in ("BFCL_v4_multiple", "BFCL_v4_live_parallel", "BFCL_v4_parallel_multiple",
+                 "BFCL_v4_live_simple"):
+        answers = {record["id"]: record["ground_truth"] for record in map(
+            json.loads, (bfcl / f"{name}.possible_answer.json").read_text().splitlines())}
+        for question in map(json.loads, (bfcl / f"{name}.json").read_text(
+                encoding="utf-8").splitlines()):
+            lines.append(json.dumps({"id": question["id"], "function": question["function"],
+                                     "question": question["question"],
+                                     "ground_truth": answers[question["id"]]}))
+    batch = tmp_path / "bfcl.jsonl"
+    batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(lines) == 42
+    assert _codes(capsys, str(batch), "--task-fields") == (0, Counter())
+
+
 def test_taskbench_model_outputs_against_their_requests(
         capsys: pytest.CaptureFixture[str]) -> None:
     """MiniMax-Text-01's TaskBench outputs: a URL the request never gave, passed to Audio
