@@ -11,6 +11,7 @@ Where a record keeps its request: :data:`REQUEST_FIELDS`, the first that holds t
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Final
@@ -36,11 +37,15 @@ _NOT_FILES = frozenset({"e.g", "i.e", "etc", "vs", "u.s", "a.m", "p.m", "no", "m
                         "st", "approx", "fig"})
 _QUOTED = re.compile(r"""(?:(?<=[\s(\[:=,])|^)(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|"""
                      r"""`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’)(?=[\s.,;:!?)\]]|$)""")
-# The clause before a file that makes it a result to write, not an input to read.
+# Words that make a file named later in the same clause a result to write, not an input.
 _WRITTEN = re.compile(r"\b(?:sav(?:e|ed|ing)|writ(?:e|ten|ing)|output|export(?:ed)?|stor(?:e|ing)"
                       r" (?:the )?(?:result|output)s?|result(?:s|ing)? (?:will|should|to)"
-                      r"|will be (?:saved|written|stored|placed|generated|produced))\b[^.;]*$",
+                      r"|will be (?:saved|written|stored|placed|generated|produced))\b",
                       re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;](?=\s|$)|\n")
+# The files and URLs read of one request, at most: the rules compare each with the plan's
+# literals, and a request that names more is no request a person wrote.
+MAX_MENTIONS: Final = 1000
 # Steps the request enumerates: "Step 1: ...", "1. ...", "1) ..." at a line or sentence start.
 _ENUMERATED = re.compile(r"(?:^|(?<=[\n.;:]))\s*(?:step\s*(\d{1,2})\s*[:.)\-]|(\d{1,2})[.)]\s)",
                          re.IGNORECASE)
@@ -95,17 +100,26 @@ def read_request(text: str) -> Request:
     """Read ``text`` (cached: a batch often asks the same request of many plans)."""
     mentions: list[Mention] = []
     seen: set[str] = set()
+    # One sweep: a file is written when a marker word comes after the last clause end before
+    # it (the markers and the ends found once: a request naming thousands of files stays
+    # linear).
+    markers = [m.end() for m in _WRITTEN.finditer(text)]
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
     for match in _MENTION.finditer(text):
         found = match.group(0).rstrip(".,;:!?'\"")
         if not _is_mention(found) or found.lower() in seen:
             continue
+        if len(mentions) == MAX_MENTIONS:
+            break
         seen.add(found.lower())
-        sentence_start = max(text.rfind(". ", 0, match.start()), text.rfind("\n", 0,
-                             match.start()), -1) + 1
-        written = _WRITTEN.search(text, sentence_start, match.start()) is not None
-        mentions.append(Mention(found, match.start(), written))
+        start = match.start()
+        marker = bisect_left(markers, start + 1) - 1
+        end = bisect_left(ends, start) - 1
+        written = marker >= 0 and (end < 0 or markers[marker] > ends[end])
+        mentions.append(Mention(found, start, written))
     quoted = tuple(dict.fromkeys(
-        q.strip() for m in _QUOTED.finditer(text) for q in m.groups() if q and q.strip()))
+        q.strip() for m in _QUOTED.finditer(text) for q in m.groups() if q and q.strip()))[
+        :MAX_MENTIONS]
     return Request(text, normalized(text), tuple(mentions), quoted, _steps(text))
 
 

@@ -70,7 +70,7 @@ def test_a_value_copied_from_an_earlier_result_is_not_invented(tmp_path: Path) -
                                           "parameters": {"type": "object", "properties": {
                                               "ticket_id": {"type": "string"}}}}}]),
         encoding="utf-8")
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "Book the ticket for train G12."},
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function",

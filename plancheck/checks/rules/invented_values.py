@@ -72,11 +72,21 @@ def _invented(literal: TextLiteral, value: str, request: Request) -> Diagnostic:
         suggestions=suggestions)
 
 
+# The request's values compared with an invented one, at most (each comparison is quadratic
+# in the values' lengths).
+_CANDIDATES = 200
+
+
 def _closest(value: str, request: Request) -> str | None:
     """The request's file, URL or quoted value most like ``value`` (None: none is close)."""
     best, best_ratio = None, 0.6
-    for candidate in (*(m.text for m in request.inputs), *request.quoted):
-        ratio = SequenceMatcher(None, value.lower(), candidate.lower()).ratio()
-        if ratio > best_ratio:
-            best, best_ratio = candidate, ratio
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(value.lower()[:500])
+    candidates = (*(m.text for m in request.inputs), *request.quoted)[:_CANDIDATES]
+    for candidate in candidates:
+        matcher.set_seq1(candidate.lower()[:500])
+        if matcher.real_quick_ratio() > best_ratio and matcher.quick_ratio() > best_ratio:
+            ratio = matcher.ratio()
+            if ratio > best_ratio:
+                best, best_ratio = candidate, ratio
     return best

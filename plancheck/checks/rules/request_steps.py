@@ -47,6 +47,10 @@ class RequestSteps(Rule):
         return found
 
 
+# The calls reading the request's inputs compared pairwise, at most (the first ones).
+_COMPARED = 64
+
+
 def _first_inversion(plan: Plan, toolset: Toolset, request: Request
                      ) -> tuple[Step, Step, str, str] | None:
     """The first pair of independent calls that read the request's inputs in the opposite
@@ -61,25 +65,32 @@ def _first_inversion(plan: Plan, toolset: Toolset, request: Request
         position = literal.step.position
         if at is not None and at < first.get(position, len(inputs)):
             first[position] = at
-    reading = sorted(first.items())
-    after = _dependencies(plan)
+    reading = sorted(first.items())[:_COMPARED]
+    parents = _parents(plan)
+    steps = {step.position: step for step in plan.steps}
     for i, (position, at) in enumerate(reading):
         for other, other_at in reading[i + 1:]:
-            if other_at < at and position not in after.get(other, ()):
-                return (plan.steps[position], plan.steps[other], inputs[at].text,
-                        inputs[other_at].text)
+            if other_at < at and not _reads_from(other, position, parents):
+                return steps[position], steps[other], inputs[at].text, inputs[other_at].text
     return None
 
 
-def _dependencies(plan: Plan) -> dict[int, set[int]]:
-    """Each step's position -> the positions of the steps whose results it reads, directly
-    or not."""
+def _parents(plan: Plan) -> dict[int, list[int]]:
+    """Each step's position -> the positions of the steps whose results it reads."""
     by_number = {step.index: step.position for step in plan.steps if step.index is not None}
-    after: dict[int, set[int]] = {}
-    for step in plan.steps:
-        direct = {by_number[r.step] for _, r in step.references() if r.step in by_number}
-        closure = set(direct)
-        for position in direct:
-            closure |= after.get(position, set())
-        after[step.position] = closure
-    return after
+    return {step.position: [by_number[r.step] for _, r in step.references()
+                            if r.step in by_number] for step in plan.steps}
+
+
+def _reads_from(position: int, earlier: int, parents: dict[int, list[int]]) -> bool:
+    """Whether the step at ``position`` reads, directly or not, the results of the one at
+    ``earlier`` (only steps after ``earlier`` are walked)."""
+    pending, seen = [position], {position}
+    while pending:
+        for parent in parents.get(pending.pop(), ()):
+            if parent == earlier:
+                return True
+            if parent > earlier and parent not in seen:
+                seen.add(parent)
+                pending.append(parent)
+    return False
