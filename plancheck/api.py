@@ -50,6 +50,7 @@ def check(
     profile: str = "default",
     options: CheckOptions | None = None,
     provenance: bool = True,
+    task: str | None = None,
 ) -> Report:
     """Check one plan.
 
@@ -66,13 +67,15 @@ def check(
     For tool calls whose results the input holds (an OpenAI or Anthropic transcript), an
     argument that copies an earlier result is a flow from it (``report.flows``; policies follow
     it; ``PC306`` when its type is wrong), unless ``provenance`` is False.
+    ``task`` is the user's request the plan answers: the request rules (``PC9xx``,
+    docs/task-checks.md) check the plan against it.
     """
     tools = _toolset(toolset)
     if options is None:
         options = CheckOptions(strict_json=strict, types=types, interpret=interpret,
                                provenance=provenance)
     options = _with_profile(options, profile)
-    phases = _policy_phases(policies, tools, prefix)
+    phases = _policy_phases(policies, tools, prefix) + _request_phases(task)
     choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
         from plancheck.compiler.sources import load_source
@@ -118,6 +121,17 @@ def _policy_phases(policies: Any, toolset: Toolset, prefix: bool) -> list[PlanPh
     from plancheck.smt.policy_lint import usable_policies
 
     return [policy_phase(usable_policies(policies, toolset), complete=not prefix)]
+
+
+def _request_phases(task: str | None) -> list[PlanPhase]:
+    """The phase checking a plan against the request ``task`` (none without one)."""
+    if task is None:
+        return []
+    if not isinstance(task, str):
+        raise TypeError(f"task must be the request's text, not {type(task).__name__}")
+    from plancheck.checks.request_check import RequestPhase
+
+    return [RequestPhase(task)]
 
 
 # Values with nothing inside to look into.
@@ -193,14 +207,16 @@ def score(
 def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = None, *,
                      name: str = "<trajectory>", options: CheckOptions | None = None,
                      policies: Any = None, prefix: bool = False,
-                     provenance: bool | None = None, profile: str = "default") -> Report:
+                     provenance: bool | None = None, profile: str = "default",
+                     task: str | None = None) -> Report:
     """Check one trajectory against a toolset and return the report; never raises on bad input.
 
     ``trajectory`` is a JSON value, JSON text or a :class:`~pathlib.Path`; ``toolset`` a
     :class:`~plancheck.ir.nodes.Toolset`, a toolset path (an MCP or OpenAI pool, ...), or
     ``None`` for the built-in pool. The value is read as a trajectory even when it would not
     be recognised as one in a file. ``policies``, ``prefix``, ``profile`` and ``provenance``
-    as for :func:`check` (``provenance`` None: as ``options`` say, by default on).
+    as for :func:`check` (``provenance`` None: as ``options`` say, by default on); ``task``
+    the user's request, as for :func:`check`.
     """
     import json
 
@@ -212,7 +228,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
         from plancheck.records import replace
 
         options = replace(options, provenance=provenance)
-    phases = _policy_phases(policies, toolset, prefix)
+    phases = _policy_phases(policies, toolset, prefix) + _request_phases(task)
     text = None
     if isinstance(trajectory, Path):
         name, text = str(trajectory), read_text_limited(trajectory, "utf-8-sig")

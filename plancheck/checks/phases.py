@@ -24,6 +24,7 @@ PHASE_ORDER: Final = (
     "repeated calls",  # PC504: the same call made twice
     "unused outputs",  # PC502: results no later step reads
     "unreachable",     # PC503: results that do not reach the last step
+    "request",         # PC9xx: the plan against the user's request (given one)
 )
 
 

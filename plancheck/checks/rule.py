@@ -42,8 +42,9 @@ __all__ = ["Rule"]
 # The facts a rule may need built for it (see CheckContext): the data flow.
 FACTS = frozenset({"flow"})
 # The options that switch rules on: none (always on), the type checks, symbolic execution,
-# and unreachable results (only with symbolic execution, PC503 being off by default).
-OPTIONS = ("", "types", "interpret", "unreachable")
+# unreachable results (only with symbolic execution, PC503 being off by default), and the
+# user's request (the PC9xx rules, run only on a plan given its request: checks/request_check.py).
+OPTIONS = ("", "types", "interpret", "unreachable", "request")
 HOOKS = frozenset({"start", "clean", "step", "settled", "lowered", "finish"})
 
 

@@ -100,6 +100,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gold", metavar="GOLD", default=None,
                         help="compare with gold plans: a plan file, or a benchmark JSONL whose "
                         "records are matched by task_id")
+    parser.add_argument("--task-fields", action="store_true",
+                        help="check each record against the request it holds (its task, "
+                        "query, user_request, question, task_desc or instruction field)")
+    parser.add_argument("--task", metavar="FILE|TEXT", default=None,
+                        help="the user's request the plans answer (a file holding it, or the "
+                        "text): checked by the PC9xx rules")
+    parser.add_argument("--tasks", metavar="FILE", default=None,
+                        help="the requests by task id (a JSON or JSONL task file, such as "
+                        "DisasterBench's benchmark.jsonl or DORA's tasks), joined to each "
+                        "record by its task_id, question_id or id")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -156,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
         phases.append(functools.partial(
             explain_conflicts,
             timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
+    if args.task is not None or args.tasks is not None or args.task_fields:
+        phases.append(_request_phase(args.task, args.tasks, args.task_fields))
     from plancheck.compiler.call_formats import forced
     from plancheck.fileio import DEFAULT_MAX_SIZE, parse_size, set_read_limit
 
@@ -266,6 +278,54 @@ class _WriteError(Exception):
     def __init__(self, error: OSError) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+def _request_phase(task: str | None, tasks: str | None, fields: bool) -> PlanPhase:
+    """The request rules' phase: ``--task`` (a file's text, or the text), else each record's
+    request by its id in ``--tasks``, else (``--task-fields``) its own field."""
+    import os
+
+    from plancheck.checks.request_check import RequestPhase
+    from plancheck.fileio import read_text_limited
+
+    text = None
+    if task is not None:
+        if not task.strip():
+            raise UsageError("--task: the request is empty")
+        try:
+            text = read_text_limited(task, "utf-8-sig") if os.path.isfile(task) else task
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"--task: cannot read {task}: {error}") from None
+    table = None
+    if tasks is not None:
+        from plancheck.checks.request import task_table
+
+        table = task_table(_json_or_lines(tasks))
+        if not table:
+            raise UsageError(f"--tasks: {tasks} holds no task with an id and a request "
+                             "(task_id/question_id/id and task/query/user_request/question/"
+                             "task_desc/instruction)")
+    return RequestPhase(text, table, fields)
+
+
+def _json_or_lines(path: str) -> object:
+    """A JSON file's value, or a JSONL file's records as a list."""
+    import json
+
+    from plancheck.fileio import read_text_limited
+
+    try:
+        text = read_text_limited(path, "utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--tasks: cannot read {path}: {error}") from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"--tasks: {path} is neither JSON nor JSONL ({error})") from None
 
 
 def _stdout_writer(text: str) -> None:

@@ -302,7 +302,7 @@ class _Lowering:
 
     def arguments(self, call: FoundCall, position: int) -> list[_Parsed] | None:
         raw = call.arguments
-        if raw is None:
+        if raw is None and call.arguments_pointer is None:
             return []  # a call without arguments passes none
         span = self.span(call.arguments_pointer)
         inline = True

@@ -237,6 +237,9 @@ def check_unit(
 
                     diagnostics.extend(inferred_type_warnings(plan, toolset, trace))
             for phase in extra_phases:
+                for_unit = getattr(phase, "for_unit", None)
+                if for_unit is not None:  # a phase that reads the unit's record (its request)
+                    phase = for_unit(unit.task_id, unit.record_data)
                 on_trace = getattr(phase, "on_trace", None) if trace is not None else None
                 diagnostics.extend(on_trace(plan, toolset, trace) if on_trace is not None
                                    else phase(plan, toolset))

@@ -39,7 +39,25 @@ def unwrap_plan(value: Any, span: Span) -> tuple[Any, Span, list[Diagnostic]]:
                     data={"wrapper_key": key},
                 )
                 return inner, span.child(key), [note]
+    elif isinstance(value, list) and value and not all(isinstance(x, dict) for x in value):
+        # An array of plans (RAP writes its rollouts so): the reference evaluator scores the
+        # first item that is an array of step objects, each with `agent` and `step`.
+        for position, item in enumerate(value):
+            if _is_step_array(item):
+                note = make(
+                    "PC103",
+                    f"the plan was taken from item {position} of an outer array",
+                    primary=span.child(position),
+                    label="plan read from here",
+                    data={"outer_index": position},
+                )
+                return item, span.child(position), [note]
     return value, span, []
+
+
+def _is_step_array(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(x, dict) and "agent" in x and "step" in x for x in value)
 
 
 def lower_plan(

@@ -6,10 +6,11 @@ profile  what blocks (is an error)
 default  the codes' own severities (``plancheck explain``): a literal that breaks its
          parameter's JSON Schema (``PC302``) is a warning, as a linter reports it
 guard    every schema violation (``PC302``; a number written as a string, ``PC305``, which
-         the schema rejects too), a placeholder where a value belongs (``PC209``), a
-         and a reference whose value is not known yet (``PC206``) as well: in an agent loop
-         a call that breaks its tool's schema fails when it runs, and one whose values are
-         not known must not run
+         the schema rejects too), a placeholder where a value belongs (``PC209``),
+         a reference whose value is not known yet (``PC206``) and, given the request,
+         a value the user must supply that the request does not give (``PC901``): in an
+         agent loop a call that breaks its tool's schema fails when it runs, and one
+         whose values are not known must not run
 strict   every warning; notes (a number written as a string, ``PC305``) stay notes
 ======== ====================================================================================
 
@@ -24,7 +25,7 @@ from plancheck.diagnostics.severity import Severity
 
 PROFILE_NAMES = ("default", "guard", "strict")
 
-_GUARD = ("PC206", "PC209", "PC302", "PC305")
+_GUARD = ("PC206", "PC209", "PC302", "PC305", "PC901")
 
 
 def profile_overrides(profile: str) -> tuple[tuple[str, Severity], ...]:

@@ -3,7 +3,8 @@
 ``PC0xx`` driver and environment, ``PC1xx`` parsing and plan shape, ``PC2xx`` name
 resolution, ``PC3xx`` types and flows, ``PC4xx`` dependencies, ``PC5xx`` symbolic execution,
 ``PC6xx`` comparison with a gold plan, ``PC7xx`` tool pools, ``PC8xx`` policies (rules users
-write on the calls of a plan: their violations, and policy files that cannot be used).
+write on the calls of a plan: their violations, and policy files that cannot be used),
+``PC9xx`` the plan against the user's request it answers (given one).
 ``plancheck explain CODE`` prints an entry.
 """
 
@@ -23,6 +24,7 @@ PHASES = {
     "6": "gold comparison",
     "7": "toolset",
     "8": "policy",
+    "9": "request",
 }
 
 # The paper's Table 18: fine FPoF types grouped into three top-level categories.
@@ -372,6 +374,35 @@ _ALL = [
        "The solver deciding the policy rules on this plan did not finish within `--timeout-ms`. "
        "The plan was not shown to satisfy its policies, so this is an error: raise the limit "
        "to decide it."),
+    # ---------------------------------------------------------------- the request
+    # Run only on a plan given the user's request (`check --task`, a record's `task`, `query`,
+    # `user_request`, `question`, `task_desc` or `instruction`): docs/task-checks.md.
+    _c("PC901", "invented-value", W, "A value the user must supply is not in the request.",
+       "An argument names something only the user can give (a file path, a URL, an id, a "
+       "name), and its value is written neither in the request, nor in the result of an "
+       "earlier call, nor in the tool's schema (`enum`, `const`, `default`): the model likely "
+       "made it up (a train number used as a ticket id, a file the request never named). The "
+       "help suggests the value of the request it most resembles, when one does."),
+    _c("PC902", "request-input-unused", W, "A file or URL the request gives is used by no "
+       "call.",
+       "The request names an input (a file path or URL it does not introduce as a result to "
+       "write), and no argument of the plan passes it: the plan likely stops early, or binds "
+       "another value where this one belongs."),
+    _c("PC903", "request-steps", W, "The plan makes fewer or more calls than the steps the "
+       "request numbers.",
+       "The request enumerates its steps (`Step 1: ...`, `1. ...`) and the plan's number of "
+       "calls differs: a step the request asks for is missing, or the plan adds calls it did "
+       "not ask for."),
+    _c("PC904", "request-order", W, "The plan reads the request's inputs in another order "
+       "than the request gives them.",
+       "Two calls read inputs the request names, in the opposite order to the request (the "
+       "call reading a later input comes first) while neither depends on the other: the plan "
+       "may answer the request's steps out of order, or bind each input to the other's call."),
+    _c("PC905", "value-kind-mismatch", W, "A literal's kind contradicts its parameter.",
+       "A literal is a kind of value (a file of a media kind, by its extension; a URL; a "
+       "number; a date; an e-mail address) that its parameter's type, JSON Schema `format` or "
+       "description says it is not: an audio file (`.wav`) where a video is expected, a URL "
+       "where an e-mail address is."),
 ]
 
 CODES: dict[str, CodeInfo] = {info.code: info for info in _ALL}

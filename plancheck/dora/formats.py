@@ -95,7 +95,8 @@ def _find(value: Any) -> Iterator[Found]:
     elif isinstance(value, list) and value and all(is_task(v) for v in value):
         for i, task in enumerate(value):
             yield _task(task, f"/{i}", None)
-    elif is_task(value):
+    elif is_task(value) or (isinstance(value, dict) and is_trajectory(value.get("trajectory"))):
+        # (an object holding DORA's steps under `trajectory` and nothing DORA names besides)
         yield _task(value, "", None)
     elif is_trajectory(value):
         yield Found("", None, None, value)

@@ -99,12 +99,16 @@ class Guard:
     :class:`~plancheck.policy.loader.PolicyError` when the pool or the policies cannot be used,
     ``ValueError`` for an unknown profile or syntax. One guard may be shared between threads:
     its calls are decided one at a time.
+    ``task``: the user's request the session answers; a call passing a value the user
+    must supply that the request does not give (``PC901``, an error under the guard profile)
+    or one of the wrong kind (``PC905``) is reported, and :meth:`finish` adds what the
+    request asks of the whole trajectory (``PC902``-``PC904``).
     """
 
     def __init__(self, toolset: Any = None, *, profile: str = "guard",
                  policies: str | Path | PolicySet | None = None,
                  provenance: bool = True, references: str | list[str] | None = None,
-                 invalid_schemas: str = "refuse") -> None:
+                 invalid_schemas: str = "refuse", task: str | None = None) -> None:
         from plancheck.corpus.pool_values import toolset_from
 
         if invalid_schemas not in ("refuse", "allow"):
@@ -126,6 +130,7 @@ class Guard:
         self.pool_diagnostics = [self._invalid_pool_schema(tool, problem)
                                  for tool in self.toolset.tools.values()
                                  if (problem := schema_problem(tool_schema_text(tool)))]
+        self.task = task  # the user's request of the session: the PC9xx rules read it
 
     # ----------------------------------------------------------------------- the loop
 
@@ -178,8 +183,18 @@ class Guard:
         return calls
 
     def finish(self) -> list[Diagnostic]:
-        """The policy rules the trajectory breaks as a whole (``require A`` never met)."""
-        return self.policies.finish()
+        """The policy rules the trajectory breaks as a whole (``require A`` never met), and
+        with a ``task``, what the request asks of it as a whole (an input no call used)."""
+        found = self.policies.finish()
+        if self.task is not None and self._accepted:
+            from plancheck.checks.request_check import PER_CALL_CODES, RequestPhase
+            from plancheck.compiler.driver import check_in_memory
+
+            report = check_in_memory(self.trajectory(), self.toolset,
+                                     extra_phases=[RequestPhase(self.task)])
+            found.extend(d for d in report.diagnostics
+                         if d.code.startswith("PC9") and d.code not in PER_CALL_CODES)
+        return found
 
     # ----------------------------------------------------------------------- deciding
 
@@ -229,6 +244,8 @@ class Guard:
         policy_call, policy_found = self.policies.check(
             call_id, tool.name, arguments, resolution.explicit, frozenset(resolution.unknown))
         diagnostics.extend(policy_found)
+        if self.task is not None:
+            diagnostics.extend(self._request(call_id, tool, arguments, policy_call))
         flows: list[dict[str, Any]] = []
         lines: list[str] = []
         if policy_call.flows:  # (most calls have none: nothing below to do for them)
@@ -243,6 +260,19 @@ class Guard:
         return Verdict(allowed, diagnostics,
                        feedback_text(call_id, tool.name, diagnostics, allowed, lines),
                        call_id, tool.name, to_run, flows)
+
+    def _request(self, call_id: str, tool: ToolSignature, arguments: dict[str, Any],
+                 call: PolicyCall) -> list[Diagnostic]:
+        """The request rules on one call (an argument copied from a result is no invention)."""
+        from plancheck.checks.request_check import call_findings
+
+        assert self.task is not None
+        copied = frozenset(str(flow.argument[0]) for flow in call.flows if flow.argument)
+        return [replace(found, message=found.message.replace("step 0 ", f"call {call_id} ", 1),
+                        severity=severity_in(self._overrides, found.code, found.severity),
+                        data={**found.data, "call_id": call_id, "tool": tool.name})
+                for found in call_findings(self.toolset, tool.name, arguments, self.task,
+                                           copied, _FILE)]
 
     def _accept(self, call: PolicyCall, call_id: str, tool: ToolSignature,
                 arguments: dict[str, Any]) -> None:
