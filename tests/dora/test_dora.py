@@ -181,7 +181,8 @@ def test_unknown_tools_arguments_outputs_and_calls(tmp_path: Path, pool: Path,
     ]
     assert sorted(codes_and_positions(tmp_path, pool, trajectory, capsys)) == sorted([
         ("PC201", "/0/tool"),  # unknown tool (did you mean seg.building_damage?)
-        ("PC202", "/1/arguments/image"),  # unknown argument
+        ("PC202", "/1/arguments/image"),  # unknown argument (a warning: the pool's
+        ("PC203", "/1/tool"),  # schema admits it), so `image_path` is missing (issue 31)
         ("PC208", "/2/arguments/mask_path"),  # call 1 has no output `mask`
         ("PC206", "/3/arguments/mask_path"),  # there is no call 7
         ("PC207", "/4/arguments/mask_path"),  # a call using its own result
@@ -199,7 +200,7 @@ def test_types_and_schemas_are_checked(tmp_path: Path, pool: Path,
     found = codes_and_positions(tmp_path, pool, trajectory, capsys)
     assert sorted(found) == sorted([
         ("PC302", "/0/arguments/model"),  # not one of the enum's values
-        ("PC302", "/1/arguments/class_ids"),  # an item that is not an integer
+        ("PC305", "/1/arguments/class_ids"),  # an item that is an integer in a string
         ("PC302", "/1/arguments/gsd"),  # exclusiveMinimum 0
         ("PC301", "/2/arguments/mask_path"),  # a number where a string is expected
     ])
