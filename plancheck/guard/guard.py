@@ -38,7 +38,7 @@ from plancheck.guard.results import result_value
 from plancheck.guard.verdict import TurnVerdict, Verdict, feedback_text
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import Toolset, ToolSignature
-from plancheck.ir.schema_types import declared_kind, json_shown
+from plancheck.ir.schema_types import VALUE, declared_kind, json_shown
 from plancheck.ir.schema_validation import SchemaUndecided, schema_problem, tool_schema_text
 from plancheck.ir.schema_values import json_problem
 from plancheck.ir.schema_verdict import ArgumentProblem, argument_problems, place_of
@@ -124,6 +124,7 @@ class Guard:
         self._accepted: list[Accepted] = []
         self._by_id: dict[str, int] = {}
         self._proposed = 0
+        self._typed: dict[str, frozenset[str]] = {}  # per tool, its inputs of a pool type
         # A call is decided and joins the trajectory under this lock: counts and ids hold
         # when several threads share the guard.
         self._lock = threading.RLock()
@@ -380,13 +381,21 @@ class Guard:
                tool: ToolSignature) -> list[Diagnostic]:
         """plancheck's own check of a path written for a typed input (the built-in pool's,
         DORA's): a `.txt` file where an image is wanted is PC302, as check says."""
+        typed = self._typed.get(tool.name)
+        if typed is None:  # the inputs of a type of the pool's own (not a JSON kind), once
+            decls = self.toolset.lattice.decls
+            typed = self._typed[tool.name] = frozenset(
+                p.name for p in tool.inputs if declared_kind(p.type, decls) is None
+                and p.type != VALUE)
+        if not typed:
+            return []
         found = []
         lattice = self.toolset.lattice
         for name, value in resolution.instance.items():
             param = tool.input(name) if isinstance(value, str) else None
             pointer = "/" + escape_pointer(name)
-            if param is None or pointer in resolution.substituted or \
-                    pointer in resolution.holes or declared_kind(param.type, lattice.decls):
+            if param is None or name not in typed or pointer in resolution.substituted or \
+                    pointer in resolution.holes:
                 continue
             problem = extension_problem(value, param.type, lattice)
             if problem is not None:

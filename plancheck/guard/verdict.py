@@ -64,6 +64,8 @@ class TurnVerdict(FrozenRecord):
 def feedback_text(call_id: str, tool: str | None, diagnostics: list[Diagnostic],
                   allowed: bool, flow_lines: list[str]) -> str:
     """One text per call: why it was refused (or what to look at), one problem a line."""
+    if allowed and not diagnostics:
+        return ""
     named = f"`{tool}`" if tool else "the tool"
     problems = [d for d in diagnostics if d.severity is not Severity.INFO or not allowed]
     lines: list[str] = []

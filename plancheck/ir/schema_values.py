@@ -25,7 +25,24 @@ MAX_INT_BITS = 14_000  # about 4,214 decimal digits
 def json_problem(value: Any, max_depth: int = 64) -> tuple[str, str] | None:
     """``(pointer, why)`` for the first member of ``value`` that is not JSON data (or nested
     deeper than ``max_depth``), ``None`` when all of it is."""
+    if type(value) is dict and all(type(k) is str and _plain(v) for k, v in value.items()):
+        return None  # the common case: an object of plain values, settled in one pass
     return _problem(value, "", 0, max_depth, set())
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is certainly JSON with nothing inside to look at."""
+    kind = type(value)
+    if kind is str:
+        return bool(value.isascii())
+    if kind is int:
+        return bool(-_SMALL < value < _SMALL)
+    if kind is float:
+        return math.isfinite(value)
+    return kind is bool or value is None
+
+
+_SMALL = 1 << 64
 
 
 def _problem(value: Any, pointer: str, depth: int, max_depth: int,
