@@ -242,8 +242,11 @@ class Guard:
         resolution = self._resolve(found, arguments, call_id, tool, diagnostics)
         diagnostics.extend(self._schema(resolution, call_id, tool))
         diagnostics.extend(self._paths(resolution, call_id, tool))
+        # Policies judge the values the tool would run with (a reference substituted): a
+        # template must not carry a forbidden value past them.
         policy_call, policy_found = self.policies.check(
-            call_id, tool.name, arguments, resolution.explicit, frozenset(resolution.unknown))
+            call_id, tool.name, resolution.instance, resolution.explicit,
+            frozenset(resolution.unknown))
         diagnostics.extend(policy_found)
         if self.task is not None:
             diagnostics.extend(self._request(call_id, tool, arguments, policy_call))

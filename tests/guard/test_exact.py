@@ -227,3 +227,16 @@ def test_a_repeated_call_id_is_refused() -> None:
     again = guard.propose({"name": "read_text_file", "id": "x", "arguments": {"path": "b"}})
     assert not again.allowed and codes(again) == ["PC110"]
     assert len(guard.trajectory()) == 1
+
+
+def test_a_policy_judges_the_substituted_value_not_the_template() -> None:
+    """Before, the policy saw `{{steps.0.output.p}}` and the tool ran with `.env`."""
+    rules = 'policy p "no env files" {\n  forbid write_file.path matches ".*\\\\.env"\n}\n'
+    guard = plancheck.Guard(POOL, policies=rules, references="template")
+    first = guard.propose(call("read_text_file", {"path": "a"}))
+    guard.record(first.call_id, {"p": ".env", "q": "notes.txt"})
+    refused = guard.propose(call("write_file", {"path": "{{steps.0.output.p}}", "content": "x"}))
+    assert not refused.allowed and codes(refused) == ["PC804"]
+    allowed = guard.propose(call("write_file", {"path": "{{steps.0.output.q}}", "content": "x"}))
+    assert allowed.allowed and allowed.arguments == {"path": "notes.txt", "content": "x"}
+    assert [f["kind"] for f in allowed.flows] == ["explicit"]
