@@ -93,8 +93,11 @@ def run(args: argparse.Namespace) -> int:
         from plancheck.policy.loader import PolicyError
 
         try:
+            # provenance (which earlier result a value was copied from) only serves policies;
+            # without one it would scan every large argument for nothing
             return Guard(toolset if tools is None else tools, profile=args.profile,
-                         policies=policies, references=args.references)
+                         policies=policies, references=args.references,
+                         provenance=policies is not None)
         except PolicyError as error:
             raise ValueError(f"the policy file {args.policy} cannot be used: "
                              + "; ".join(d.message for d in error.diagnostics)) from None
