@@ -39,6 +39,7 @@ from typing import IO, Any, Final
 
 from plancheck.integrations.mcp import messages, protocol, wire
 from plancheck.integrations.mcp.messages import Kind, error_reply, id_key
+from plancheck.integrations.mcp.pool import use_pool
 from plancheck.integrations.mcp.server_process import ServerProcess
 
 __all__ = ["DEFAULT_MAX_MESSAGE", "DEFAULT_MAX_PAGES", "McpProxy"]
@@ -264,7 +265,7 @@ class McpProxy:
                 if self._guard is None:
                     self._guard = self.make_guard(tools)
                 else:
-                    _use_pool(self._guard, tools)
+                    use_pool(self._guard, tools)
         except Exception as error:
             self._stale = True  # tried again on the next call
             problem = str(error) or type(error).__name__
@@ -454,11 +455,3 @@ class McpProxy:
                     wire.write_all(server.stdin.fileno(), line)
         except (OSError, ValueError):  # the server has gone: its reader answers what is pending
             pass
-
-
-def _use_pool(guard: Any, tools: Any) -> None:
-    """The guard checks calls against ``tools`` from now on; what it accepted before (the
-    trajectory, the policies' state, provenance) is kept."""
-    from plancheck.corpus.pool_values import toolset_from
-
-    guard.toolset = toolset_from(tools)
