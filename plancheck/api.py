@@ -28,6 +28,7 @@ from plancheck.corpus.pool_values import load_toolset
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fileio import read_text_limited
+from plancheck.ir.json_data import MAX_DEPTH, json_data_problem
 from plancheck.ir.nodes import Plan, Toolset
 
 __all__ = ["check", "check_trajectory", "load_toolset", "score"]
@@ -89,13 +90,9 @@ def check(
         return one_report(list(check_source(source, tools, options, phases,
                                          choose_dora=choose_dora)), name)
     if not isinstance(plan, Plan):
-        problem = _not_json_data(plan)
-        if problem is not None:  # what JSON cannot hold, lowering need not expect
-            from plancheck.diagnostics.model import make
-
-            return Report(name, None, None, [make(
-                "PC100", f"the plan is not JSON data: {problem}",
-                primary=Span(name, pointer="")).with_context(file=name, record=None)])
+        refused = _not_json_data(plan, name, "plan")
+        if refused is not None:  # what JSON cannot hold, lowering need not expect
+            return refused
     return check_in_memory(plan, tools, options, name=name, extra_phases=phases,
                            choose_dora=choose_dora)
 
@@ -134,44 +131,18 @@ def _request_phases(task: str | None) -> list[PlanPhase]:
     return [RequestPhase(task)]
 
 
-# Values with nothing inside to look into.
-_LEAVES = frozenset({str, int, float, bool, type(None)})
+def _not_json_data(value: Any, name: str, what: str, max_depth: int | None = None
+                   ) -> Report | None:
+    """The ``PC100`` report of a value JSON cannot hold (a key that is not a string, a value
+    inside itself, a shared part repeated past any size a walk can finish), or None."""
+    problem = json_data_problem(value, max_depth=max_depth)
+    if problem is None:
+        return None
+    from plancheck.diagnostics.model import make
 
-
-def _not_json_data(value: Any) -> str | None:
-    """Where a Python value holds an object key JSON could not (``{1: ...}``), or None. Each
-    container is kept with its parent and the key that leads to it, so a pointer is built only
-    for the key that fails (building one per member was a third of ``check()``'s time)."""
-    nodes: list[tuple[Any, int, object]] = [(value, -1, "")]  # (container, parent, key to it)
-    pending = [0]
-    while pending:
-        at = pending.pop()
-        item = nodes[at][0]
-        if isinstance(item, dict):
-            for key, member in item.items():
-                if not isinstance(key, str):
-                    return (f"the key {key!r} at `{_pointer(nodes, at)}` is not a string "
-                            f"({type(key).__name__})")
-                if type(member) not in _LEAVES:
-                    pending.append(len(nodes))
-                    nodes.append((member, at, key))
-        elif isinstance(item, (list, tuple)):
-            for position, member in enumerate(item):
-                if type(member) not in _LEAVES:
-                    pending.append(len(nodes))
-                    nodes.append((member, at, position))
-    return None
-
-
-def _pointer(nodes: list[tuple[Any, int, object]], at: int) -> str:
-    from plancheck.diagnostics.span import escape_pointer
-
-    tokens = []
-    while at > 0:
-        _, parent, key = nodes[at]
-        tokens.append(escape_pointer(str(key)))
-        at = parent
-    return "".join(f"/{t}" for t in reversed(tokens)) or "/"
+    return Report(name, None, None, [make(
+        "PC100", f"the {what} is not JSON data: {problem}",
+        primary=Span(name, pointer="")).with_context(file=name, record=None)])
 
 
 def score(
@@ -186,13 +157,20 @@ def score(
     ``prediction`` is a raw completion (a string) or a plan value; ``gold`` the gold plan (a
     list of steps). Returns the per-item record: ``em``, ``tool_acc``, ``param_acc``,
     ``dep_acc`` (the reference evaluator's verdicts, exactly), ``exec_equiv``, ``fpof_type``
-    (``None`` when correct), ``fpof_step``, ``fpof_category`` and ``diagnostics``.
+    (``None`` when correct), ``fpof_step``, ``fpof_category`` and ``diagnostics``. A
+    prediction JSON cannot hold (inside itself, ...) is a format error; such a gold plan
+    raises ``ValueError``.
     """
     import json
 
     from plancheck.scoring.batch import ItemScorer, RawRecord, ScoreOptions
     from plancheck.scoring.gold import GoldIndex
 
+    problem = json_data_problem(gold)
+    if problem is not None:
+        raise ValueError(f"the gold plan is not JSON data: {problem}")
+    if not isinstance(prediction, str) and json_data_problem(prediction) is not None:
+        prediction = {"not JSON data": json_data_problem(prediction)}  # scored as no plan
     index = GoldIndex.parse(json.dumps(gold), "<gold>")
     scorer = ItemScorer(index, _toolset(toolset), ScoreOptions(strict=strict, extended=False))
     key = "completion" if isinstance(prediction, str) or prediction is None else "plan"
@@ -240,6 +218,9 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
         except (ValueError, RecursionError):  # ValueError: also an integer of 4,301+ digits
             units = parse_source(text, name, kind="json").units  # reports the JSON error
             return check_unit(units[0], toolset, options, phases)
+    refused = _not_json_data(trajectory, name, "trajectory", max_depth=MAX_DEPTH)
+    if refused is not None:
+        return refused
     lines = LineIndex(text or "")
     from plancheck.compiler.dora_native import lower_dora
     from plancheck.dora.formats import find_trajectories

@@ -25,6 +25,7 @@ from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.severity import Severity
+from plancheck.ir.json_data import json_data_problem
 from plancheck.ir.nodes import Toolset, ToolSignature
 from plancheck.records import replace
 
@@ -63,6 +64,11 @@ def load_pool(spec: Any) -> tuple[Toolset, list[Diagnostic]]:
         if held is not None and held[0] is spec:
             _BY_IDENTITY.move_to_end(id(spec))
             return held[1], held[2]
+        problem = json_data_problem(spec)  # (a pool inside itself: every walk below would hang)
+        if problem is not None:
+            from plancheck.corpus.pool_errors import ToolsetError
+
+            raise ToolsetError([make("PC706", f"the tool pool is not JSON data: {problem}")])
     key = _content_key(spec)
     loaded = _BY_CONTENT.get(key) if key is not None else None
     if loaded is None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from plancheck.diagnostics.limits import MAX_FIELDS, MAX_STEPS, MAX_TOOLS, too_many
+from plancheck.diagnostics.limits import MAX_FIELDS, MAX_RULES, MAX_STEPS, MAX_TOOLS, too_many
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.dsl.policy_ast import PolicyDecl
@@ -157,15 +157,16 @@ def parse_dsl(text: str, filename: str = "<dsl>") -> DslModule:
 
 
 # Strings and comments, whose commas and parentheses are text, not syntax.
-_NOT_SYNTAX = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|//[^\n]*')
+_NOT_SYNTAX = re.compile(r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|#[^\n]*+|//[^\n]*+')
 
 
 def _over_limits(text: str, filename: str) -> Diagnostic | None:
-    """The ``PC006`` of source holding more calls and declarations (parentheses) or more
-    values (commas) than one plan and one pool may: Lark's tree costs a few hundred bytes a
-    token, so a 16M file of tiny steps would take gigabytes before a step was checked. Counted
-    at the speed of ``re`` and ``str.count``."""
-    if text.count("(") <= _MAX_GROUPS and text.count(",") <= MAX_FIELDS:
+    """The ``PC006`` of source holding more calls and declarations (parentheses), more
+    values (commas) or more policy rules than one plan, pool and policy file may: Lark's tree
+    costs a few hundred bytes a token, so a 16M file of tiny steps would take gigabytes before
+    a step was checked. Counted at the speed of ``re`` and ``str.count``."""
+    if text.count("(") <= _MAX_GROUPS and text.count(",") <= MAX_FIELDS and \
+            sum(text.count(word) for word in _RULE_WORDS) <= MAX_RULES:
         return None  # the common case: no need to look past strings and comments
     syntax = _NOT_SYNTAX.sub("", text)
     whole = Span(filename, start_line=1, start_col=1, end_line=1, end_col=1)
@@ -173,7 +174,15 @@ def _over_limits(text: str, filename: str) -> Diagnostic | None:
         return too_many("calls and tool declarations", syntax.count("("), _MAX_GROUPS, whole)
     if syntax.count(",") > MAX_FIELDS:
         return too_many("values", syntax.count(","), MAX_FIELDS, whole)
+    rules = sum(1 for _ in _RULE_START.finditer(syntax))
+    if rules > MAX_RULES:
+        return too_many("policy rules", rules, MAX_RULES, whole)
     return None
+
+
+# Every policy rule begins with `require`, `forbid` or `at most` (after `deny` or `warn`).
+_RULE_WORDS = ("require", "forbid", "most")
+_RULE_START = re.compile(r"\b(?:require|forbid|at\s+most)\b")
 
 
 _MAX_GROUPS = MAX_STEPS + MAX_TOOLS

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1 << 20
@@ -53,3 +54,11 @@ def run_capped(code: str, *, cpu_seconds: int = 60, memory_bytes: int = 2 << 30,
     if "PEAK_KB" in done.stdout:
         peak = int(done.stdout.rsplit("PEAK_KB", 1)[1].split()[0]) * 1024
     return Capped(done.returncode, done.stdout, done.stderr, peak)
+
+
+def last_json(done: Capped) -> Any:
+    """The JSON the child printed last (its verdict), after checking it finished cleanly."""
+    import json
+
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.output.strip().splitlines()[-1])

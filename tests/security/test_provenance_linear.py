@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.security.capped import run_capped
+from tests.security.capped import last_json, run_capped
 
 POOL = {"tools": [
     {"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}},
@@ -33,8 +33,7 @@ def test_a_long_argument_after_many_urls_is_judged_promptly(results: int, repeat
         "spent = time.process_time() - start\n"
         "print(json.dumps([v.allowed, spent, len(body)]))\n")
     done = run_capped(code, cpu_seconds=30, timeout=120)
-    assert done.returncode == 0, done.stderr
-    allowed, spent, length = json.loads(done.output.strip().splitlines()[-1])
+    allowed, spent, length = last_json(done)
     assert allowed and length > 13 * repeats
     assert spent < 0.1 + 10e-6 * length  # 1.4 s at 130 KB: a hundredth of the old cost
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import plancheck
 from plancheck.policy.loader import PolicyError
 from plancheck.policy.regex import RegexError, compile_regex
-from tests.security.capped import ROOT, run_capped
+from tests.security.capped import ROOT, last_json, run_capped
 
 EVIL = "(a+)+$"
 TOOL, PARAM = "Flood_depth_prediction", "region_topography_path"
@@ -35,8 +35,7 @@ def test_a_guard_verdict_on_a_backtracking_pattern_is_prompt() -> None:
         "print(json.dumps([v.allowed, [d.code for d in v.diagnostics],"
         " time.process_time() - start]))\n")
     done = run_capped(code, cpu_seconds=20, timeout=60)
-    assert done.returncode == 0, done.stderr
-    allowed, codes, seconds = json.loads(done.output.strip().splitlines()[-1])
+    allowed, codes, seconds = last_json(done)
     assert not allowed and "PC804" in codes  # 'a' * 40 + '!' does not match: the rule fires
     assert seconds < 1.0
 
