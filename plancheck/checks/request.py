@@ -202,4 +202,11 @@ def task_table(value: Any) -> dict[str, str]:
             tasks = node.get("tasks")
             if isinstance(tasks, list):
                 pending.append((tasks, depth + 1))
+                sample = node.get("sample_id")
+                if isinstance(sample, (str, int)) and not isinstance(sample, bool):
+                    # DORA names the tasks of a sample <sample_id>_task<i>
+                    for i, task in enumerate(tasks):
+                        request = request_of(task) if isinstance(task, dict) else None
+                        if request is not None:
+                            table.setdefault(f"{sample}_task{i}", request)
     return table

@@ -142,6 +142,28 @@ def test_cli_task_fields_of_records(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert _codes(capsys, str(records), "--task-fields")[1]["PC901"] == 4
 
 
+def test_cli_dora_samples_and_run_records(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """DORA's task files hold samples whose tasks are named `<sample_id>_task<i>`; a run
+    record names its task by `question_id`. Both join a DORA sample's request, and a task's
+    own `question` is read with --task-fields."""
+    trajectory = [{"call": "seg.flood", "args": {"pre_image_path": "/img/pre.tif",
+                                                  "post_image_path": "/img/post2.tif"},
+                   "obs": {}}]
+    sample = {"sample_id": "beirut_1", "tasks": [
+        {"task_category": "t1", "question": "Map the flood from /img/pre.tif and /img/post.tif.",
+         "trajectory": trajectory}]}
+    tasks = tmp_path / "beirut_1.json"
+    tasks.write_text(json.dumps(sample), encoding="utf-8")
+    run = tmp_path / "run.jsonl"
+    run.write_text(json.dumps({"question_id": "beirut_1_task0", "task_category": "t1",
+                               "trajectory": trajectory}) + "\n", encoding="utf-8")
+    for args in ([str(tasks), "--task-fields"], [str(tasks), "--tasks", str(tasks)],
+                 [str(run), "--tasks", str(tasks)]):
+        _, found = _codes(capsys, *args, "--tools", "dora")
+        assert (found["PC901"], found["PC902"]) == (1, 1), args
+
+
 @pytest.mark.parametrize("args", [["--task", " "], ["--tasks", "missing.jsonl"]])
 def test_cli_bad_task_options_are_usage_errors(tmp_path: Path, args: list[str],
                                                capsys: pytest.CaptureFixture[str]) -> None:
