@@ -179,7 +179,7 @@ def test_cli_bad_task_options_are_usage_errors(tmp_path: Path, args: list[str],
 def test_each_rule_on_the_disasterbench_gold_plans(
         benchmark_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The official 233 gold plans with their own requests: no request rule reports an error,
-    and each warns on fewer than 1 plan in 10 (measured: PC901 4, PC902 23, PC904 9 of 233;
+    and each warns on fewer than 1 plan in 10 (measured: PC901 4, PC902 23, PC904 4 of 233;
     docs/task-checks.md)."""
     main(["check", str(benchmark_path), "--task-fields", "--format", "json"])
     diagnostics = json.loads(capsys.readouterr().out)["diagnostics"]
@@ -187,7 +187,8 @@ def test_each_rule_on_the_disasterbench_gold_plans(
     assert not [d for d in request if d["severity"] == "error"]
     per_rule = Counter(d["code"] for d in request)
     assert all(count / 233 < 0.1 for count in per_rule.values()), per_rule
-    assert per_rule["PC901"] <= 4 and per_rule["PC903"] == 0 and per_rule["PC905"] == 0
+    assert per_rule["PC901"] <= 4 and per_rule["PC904"] <= 4
+    assert per_rule["PC903"] == 0 and per_rule["PC905"] == 0
 
 
 def test_each_rule_on_real_gold_of_other_corpora(capsys: pytest.CaptureFixture[str]) -> None:
