@@ -86,6 +86,22 @@ def test_a_value_copied_from_an_earlier_result_is_not_invented(tmp_path: Path) -
     assert plancheck.check(messages, pool, task=request).codes == ["PC901"]
 
 
+def test_a_medium_of_the_wrong_kind_with_the_request_s_file_as_fix() -> None:
+    """TaskBench's pool types a parameter `video`: an audio file there is PC905, and the one
+    video the request gives is the suggested fix."""
+    record = {"id": "1", "result": {"task_nodes": [
+        {"task": "Video Speed Changer", "arguments": ["example.wav", "2"]}]}}
+    request = "Please speed up my video 'example.mp4' twice; the voiceover is example.wav."
+    report = plancheck.check(record, REAL / "taskbench" / "tool_desc.json", task=request)
+    (kind,) = [d for d in report.diagnostics if d.code == "PC905"]
+    assert kind.data["expected"] == "video" and kind.data["actual"] == "audio"
+    assert kind.suggestions[0].edits[0].value == "example.mp4"
+    fine = {"id": "1", "result": {"task_nodes": [
+        {"task": "Video Speed Changer", "arguments": ["example.mp4", "2"]}]}}
+    assert "PC905" not in plancheck.check(fine, REAL / "taskbench" / "tool_desc.json",
+                                          task=request).codes
+
+
 def test_check_trajectory_takes_the_request() -> None:
     steps = [{"call": "seg.flood", "args": {"pre_image_path": "/d/pre.tif",
                                             "post_image_path": "/d/post.tif"}}]
