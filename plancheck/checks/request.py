@@ -40,7 +40,8 @@ _QUOTED = re.compile(r"""(?:(?<=[\s(\[:=,])|^)(?:'([^'\n]{1,200})'|"([^"\n]{1,20
 # Words that make a file named later in the same clause a result to write, not an input.
 _WRITTEN = re.compile(r"\b(?:sav(?:e|ed|ing)|writ(?:e|ten|ing)|output|export(?:ed)?|stor(?:e|ing)"
                       r" (?:the )?(?:result|output)s?|result(?:s|ing)? (?:will|should|to)"
-                      r"|will be (?:saved|written|stored|placed|generated|produced))\b",
+                      r"|will be (?:saved|written|stored|placed|generated|produced)"
+                      r"|into (?:a |an |the )?(?:new )?(?:\w+ )?file (?:called|named))\b",
                       re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;](?=\s|$)|\n")
 # The files and URLs read of one request, at most: the rules compare each with the plan's

@@ -118,9 +118,14 @@ def test_the_request_is_text() -> None:
         plancheck.check([], task=["not", "text"])  # type: ignore[arg-type]
 
 
-def _codes(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Counter[str]]:
+def check_json(capsys: pytest.CaptureFixture[str], *args: str
+               ) -> tuple[int, list[dict[str, Any]]]:
     code = main(["check", *args, "--format", "json"])
-    diagnostics = json.loads(capsys.readouterr().out)["diagnostics"]
+    return code, json.loads(capsys.readouterr().out)["diagnostics"]
+
+
+def _codes(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Counter[str]]:
+    code, diagnostics = check_json(capsys, *args)
     return code, Counter(d["code"] for d in diagnostics)
 
 
@@ -243,11 +248,19 @@ def test_each_rule_on_bfcl_gold_with_its_questions(tmp_path: Path,
 def test_taskbench_model_outputs_against_their_requests(
         capsys: pytest.CaptureFixture[str]) -> None:
     """MiniMax-Text-01's TaskBench outputs: a URL the request never gave, passed to Audio
-    Downloader in place of the one it did."""
-    _, found = _codes(capsys, "--tools", str(REAL / "taskbench" / "tool_desc.json"),
-                      str(REAL / "taskbench" / "MiniMax-Text-01.excerpt.jsonl"),
-                      "--task-fields")
-    assert found["PC901"] == 1
+    Downloader in place of the one it did (28095039: PC901, and the request's URL unused),
+    and `example.wav`, which the request asks to synchronize with the video, never used
+    (27780863: the video is synchronized with its own audio; no error without the request).
+    `transcript.txt` is the name of a file to write ("transcribed into a text file called"),
+    not an input."""
+    _, diagnostics = check_json(capsys, "--tools", str(REAL / "taskbench" / "tool_desc.json"),
+                                str(REAL / "taskbench" / "MiniMax-Text-01.excerpt.jsonl"),
+                                "--task-fields")
+    found = sorted((d["record"], d["code"]) for d in diagnostics
+                   if d["code"] in REQUEST_CODES)
+    assert found == [("27780863", "PC902"), ("28095039", "PC901"), ("28095039", "PC902")]
+    assert not [d for d in diagnostics if d["record"] == "27780863"
+                and d["code"] not in REQUEST_CODES and d["severity"] == "error"]
 
 
 # --------------------------------------------------------------------------- the guard
