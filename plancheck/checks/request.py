@@ -40,7 +40,8 @@ _QUOTED = re.compile(r"""(?:(?<=[\s(\[:=,])|^)(?:'([^'\n]{1,200})'|"([^"\n]{1,20
 # Words that make a file named later in the same clause a result to write, not an input.
 _WRITTEN = re.compile(r"\b(?:sav(?:e|ed|ing)|writ(?:e|ten|ing)|output|export(?:ed)?|stor(?:e|ing)"
                       r" (?:the )?(?:result|output)s?|result(?:s|ing)? (?:will|should|to)"
-                      r"|will be (?:saved|written|stored|placed|generated|produced))\b",
+                      r"|will be (?:saved|written|stored|placed|generated|produced)"
+                      r"|into (?:a |an |the )?(?:new )?(?:\w+ )?file (?:called|named))\b",
                       re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;](?=\s|$)|\n")
 # The files and URLs read of one request, at most: the rules compare each with the plan's
@@ -202,4 +203,11 @@ def task_table(value: Any) -> dict[str, str]:
             tasks = node.get("tasks")
             if isinstance(tasks, list):
                 pending.append((tasks, depth + 1))
+                sample = node.get("sample_id")
+                if isinstance(sample, (str, int)) and not isinstance(sample, bool):
+                    # DORA names the tasks of a sample <sample_id>_task<i>
+                    for i, task in enumerate(tasks):
+                        request = request_of(task) if isinstance(task, dict) else None
+                        if request is not None:
+                            table.setdefault(f"{sample}_task{i}", request)
     return table

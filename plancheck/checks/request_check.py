@@ -93,13 +93,16 @@ class RequestPhase:
         self.fields = fields
         self.request = request if request is not None else task
 
-    def for_unit(self, task_id: Any, record: Mapping[str, Any] | None) -> RequestPhase:
-        """This phase for the unit of ``task_id`` read from ``record``."""
+    def for_unit(self, unit: Any) -> RequestPhase:
+        """This phase for one unit the driver checks (a ``PlanUnit``: its ``task_id``, its
+        name ``record`` and the ``record_data`` it was read from)."""
         if self.task is not None or (self.tasks is None and not self.fields):
             return self
+        record = unit.record_data if isinstance(unit.record_data, Mapping) else None
         request = None
         if self.tasks is not None:
-            request = next((self.tasks[key] for key in _task_keys(task_id, record)
+            request = next((self.tasks[key] for key in _task_keys(unit.task_id, record,
+                                                                  unit.record)
                             if key in self.tasks), None)
         if request is None and self.fields:
             request = request_of(record)
@@ -120,8 +123,10 @@ class RequestPhase:
         return check_request(plan, toolset, self.request, copied)
 
 
-def _task_keys(task_id: Any, record: Mapping[str, Any] | None) -> list[str]:
-    """The ids a unit may be listed under in a task table, most specific first."""
+def _task_keys(task_id: Any, record: Mapping[str, Any] | None, name: Any) -> list[str]:
+    """The ids a unit may be listed under in a task table, most specific first (its name
+    last: a DORA task of a sample is named ``<sample_id>_task<i>``)."""
     found = [task_id, *(record.get(k) for k in ("task_id", "question_id", "id"))] \
         if record is not None else [task_id]
+    found.append(name)
     return [str(key) for key in found if key is not None and not isinstance(key, (dict, list))]

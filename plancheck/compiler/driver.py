@@ -239,7 +239,7 @@ def check_unit(
             for phase in extra_phases:
                 for_unit = getattr(phase, "for_unit", None)
                 if for_unit is not None:  # a phase that reads the unit's record (its request)
-                    phase = for_unit(unit.task_id, unit.record_data)
+                    phase = for_unit(unit)
                 on_trace = getattr(phase, "on_trace", None) if trace is not None else None
                 diagnostics.extend(on_trace(plan, toolset, trace) if on_trace is not None
                                    else phase(plan, toolset))

@@ -396,7 +396,8 @@ _ALL = [
     _c("PC904", "request-order", W, "The plan reads the request's inputs in another order "
        "than the request gives them.",
        "Two calls read inputs the request names, in the opposite order to the request (the "
-       "call reading a later input comes first) while neither depends on the other: the plan "
+       "call reading a later input comes first) while neither depends on the other nor reads "
+       "an input the other reads: the plan "
        "may answer the request's steps out of order, or bind each input to the other's call."),
     _c("PC905", "value-kind-mismatch", W, "A literal's kind contradicts its parameter.",
        "A literal is a kind of value (a file of a media kind, by its extension; a URL; a "

@@ -59,18 +59,22 @@ def _first_inversion(plan: Plan, toolset: Toolset, request: Request
     if len(inputs) < 2:
         return None
     rank = {mention.text.lower(): at for at, mention in enumerate(inputs)}
-    first: dict[int, int] = {}  # position -> the first input (by the request's order) it reads
+    read: dict[int, set[int]] = {}  # position -> the inputs (by the request's order) it reads
     for literal in text_literals(plan, toolset):
         at = rank.get(literal.value.strip().lower())
-        position = literal.step.position
-        if at is not None and at < first.get(position, len(inputs)):
-            first[position] = at
-    reading = sorted(first.items())[:_COMPARED]
+        if at is not None:
+            read.setdefault(literal.step.position, set()).add(at)
+    reading = sorted(read.items())[:_COMPARED]
     parents = _parents(plan)
     steps = {step.position: step for step in plan.steps}
-    for i, (position, at) in enumerate(reading):
-        for other, other_at in reading[i + 1:]:
-            if other_at < at and not _reads_from(other, position, parents):
+    for i, (position, ats) in enumerate(reading):
+        at = min(ats)
+        for other, other_ats in reading[i + 1:]:
+            other_at = min(other_ats)
+            # Calls sharing an input (one reads both images, the other one of them) are in
+            # no order the request decides.
+            if other_at < at and ats.isdisjoint(other_ats) and \
+                    not _reads_from(other, position, parents):
                 return steps[position], steps[other], inputs[at].text, inputs[other_at].text
     return None
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 from plancheck.checks.request import Request
 from plancheck.checks.request_values import TextLiteral, name_words, text_literals
 from plancheck.checks.rule import Rule
-from plancheck.diagnostics.model import Diagnostic, make
+from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
 from plancheck.ir.nodes import Param, Plan, Toolset
 
 _MEDIA = {
@@ -47,7 +47,9 @@ class ValueKinds(Rule):
                 continue
             actual = _kind(literal.value.strip())
             if actual is not None and _contradicts(expected, actual):
-                found.append(_mismatch(literal, expected, actual))
+                fitting = [m.text for m in request.inputs if _kind(m.text) == expected]
+                found.append(_mismatch(literal, expected, actual,
+                                       fitting[0] if len(fitting) == 1 else None))
         return found
 
 
@@ -95,11 +97,17 @@ def _contradicts(expected: str, actual: str) -> bool:
     return actual != expected  # an e-mail address or a date: nothing else is one
 
 
-def _mismatch(literal: TextLiteral, expected: str, actual: str) -> Diagnostic:
+def _mismatch(literal: TextLiteral, expected: str, actual: str,
+              fitting: str | None) -> Diagnostic:
+    """The finding; ``fitting``: the one value of the expected kind the request gives."""
+    suggestions = () if fitting is None or literal.span.pointer is None else (Suggestion(
+        f"use `{fitting}`, {_WHAT[expected]} the request gives",
+        (Edit(literal.span.pointer, fitting),)),)
     return make(
         "PC905",
         f"step {literal.step.position} `{literal.step.tool}.{literal.argument}` expects "
         f"{_WHAT[expected]}, found {_WHAT[actual]} `{literal.value}`",
         primary=literal.span, label=f"{_WHAT[actual]}, not {_WHAT[expected]}",
+        help=(f"the request gives {_WHAT[expected]}: `{fitting}`",) if fitting else (),
         data={"step": literal.step.position, "input": literal.argument,
-              "expected": expected, "actual": actual})
+              "expected": expected, "actual": actual}, suggestions=suggestions)
