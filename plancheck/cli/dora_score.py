@@ -78,7 +78,10 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
         print(f"plancheck: {unmatched} record(s) answer no gold task and were not scored",
               file=sys.stderr)
     _warn_repeated(run.records)
-    return EXIT_FINDINGS if malformed or unmatched else EXIT_OK
+    # No dimension scored (no gold, or a run answering none of it): DORA's table, score 0,
+    # and a finding, never a pass.
+    nothing = not any(f.get("n_tasks", 0) for f in results.summary["dimensions"].values())
+    return EXIT_FINDINGS if malformed or unmatched or nothing else EXIT_OK
 
 
 def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
