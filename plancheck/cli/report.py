@@ -144,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _warn_unusable(results: Results) -> None:
     """Lines the tables leave out or read only in part, said rather than counted as misses."""
+    for (model, method), run in results.runs.items():
+        if not run.n:  # shown as "-": say why
+            print(f"plancheck: warning: {model}/{method} holds no per-item lines (a run in "
+                  "which nothing was scored)", file=sys.stderr)
     for problem in results.unusable[:5]:
         print(f"plancheck: warning: {problem}; line left out", file=sys.stderr)
     if len(results.unusable) > 5:

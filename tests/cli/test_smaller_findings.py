@@ -132,3 +132,22 @@ def test_report_of_dora_runs_keeps_the_one_that_scored_nothing(
     assert code == 0
     assert "a/per_item.jsonl" in out and "b/per_item.jsonl" in out
     assert "b/per_item.jsonl holds no per-item lines" in err
+
+
+def test_report_says_which_run_holds_no_lines(tmp_path: Path, parity_cases: Path,
+                                             benchmark_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    cases = tmp_path / "cases.jsonl"
+    with parity_cases.open(encoding="utf-8") as lines:
+        cases.write_text("".join(line for _, line in zip(range(20), lines, strict=False)))
+    for model in ("m1", "m2"):
+        (tmp_path / "results" / model / "dp").mkdir(parents=True)
+    assert main(["score", "--gold", str(benchmark_path), str(cases), "--per-item",
+                 str(tmp_path / "results" / "m1" / "dp" / "per_item.jsonl"),
+                 "--bootstrap", "0"]) in (0, 1)
+    (tmp_path / "results" / "m2" / "dp" / "per_item.jsonl").write_text("")
+    capsys.readouterr()
+    code, out, err = _run(capsys, "report", str(tmp_path / "results"), "--table", "em",
+                          "--bootstrap", "0")
+    assert code == 0 and "m2" in out
+    assert "m2/dp holds no per-item lines" in err
