@@ -161,6 +161,8 @@ def _dora_gold(paths: list[str]) -> bool:
 
 def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
     _no_resume(args, "DORA runs")
+    if "tools" in getattr(args, "configured", ()):
+        args.tools = None  # a project's pool is not DORA's: DORA runs are read against DORA's
     if args.policy is not None and "policy" in getattr(args, "configured", ()):
         import sys
 
