@@ -233,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
             choose_dora = args.tools is None and config.tools is None
             files = once_each(args.files, "checked once")
+            repeated = _RepeatedIds()
             for report in check_paths(files, toolset, options, phases, max_size=max_size,
                                       choose_dora=choose_dora,
                                       stdin_name=args.stdin_filename):
@@ -240,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
                     from plancheck.scoring.check_gold import add_gold_diagnostics
 
                     add_gold_diagnostics(report, gold, options)
+                repeated.add(report.file, report.record_data)
                 take(report.diagnostics)
                 tally.add_plan(report.file, report.plan is not None or report.value is not None)
                 if stream is not None:
@@ -248,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
                         stream.flows(report.file, report.record, report.flows)
         if stream is not None:
             stream.finish(tally)
+        repeated.warn()
         if writer is not None:
             try:
                 writer.commit()
@@ -268,6 +271,32 @@ def run(args: argparse.Namespace) -> int:
     if tally.worst is not None and tally.worst >= fail_level:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+class _RepeatedIds:
+    """Records of a batch that repeat the ``id`` of an earlier one (two runs appended to one
+    file?): said on stderr once per file, as ``score`` says it."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, set[str]] = {}
+        self._repeated: dict[str, list[str]] = {}
+
+    def add(self, file: str, record: dict[str, object] | None) -> None:
+        if record is None or record.get("id") is None:
+            return
+        import json
+
+        ident = json.dumps(record["id"], ensure_ascii=False, sort_keys=True)
+        seen = self._seen.setdefault(file, set())
+        if ident in seen:
+            self._repeated.setdefault(file, []).append(ident)
+        seen.add(ident)
+
+    def warn(self) -> None:
+        for file, idents in self._repeated.items():
+            shown = ", ".join(dict.fromkeys(idents[:5]))
+            print(f"plancheck: warning: {file}: {len(idents)} record(s) repeat the id of an "
+                  f"earlier record ({shown}); each was checked", file=sys.stderr)
 
 
 # Codes that mean the input was not (all) checked: exit status 2, whatever else was found.

@@ -78,7 +78,10 @@ def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
         print(f"plancheck: {unmatched} record(s) answer no gold task and were not scored",
               file=sys.stderr)
     _warn_repeated(run.records)
-    return EXIT_FINDINGS if malformed or unmatched else EXIT_OK
+    # No dimension scored (no gold, or a run answering none of it): DORA's table, score 0,
+    # and a finding, never a pass.
+    nothing = not any(f.get("n_tasks", 0) for f in results.summary["dimensions"].values())
+    return EXIT_FINDINGS if malformed or unmatched or nothing else EXIT_OK
 
 
 def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
@@ -101,19 +104,24 @@ def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
 
 
 def dora_results(path: str) -> list[Path] | None:
-    """The per-item files of DORA scores under ``path`` (``None``: none are DORA's)."""
+    """The per-item files of DORA scores under ``path`` (``None``: none are DORA's). Among
+    DORA's, an empty ``.jsonl`` is the per-item file of a run in which nothing was scored
+    (``score`` writes no line then): it is one of them, never left out."""
     root = Path(path)
     files = [root] if root.is_file() else sorted(root.rglob("*.jsonl")) if root.is_dir() else []
     found = []
+    empty = []
     for file in files:
         try:
             with file.open(encoding="utf-8") as handle:
                 first = handle.readline(read_limit() + 1)  # (a file without line breaks)
-            if json.loads(first).get("benchmark") == "dora":
+            if not first.strip():
+                empty.append(file)
+            elif json.loads(first).get("benchmark") == "dora":
                 found.append(file)
         except (OSError, UnicodeDecodeError, ValueError, AttributeError):
             continue
-    return found or None
+    return sorted([*found, *empty]) if found else None
 
 
 def run_report(args: argparse.Namespace, files: list[Path]) -> int:
@@ -125,6 +133,9 @@ def run_report(args: argparse.Namespace, files: list[Path]) -> int:
         items = list(iter_items(read_bytes_limited(file).decode("utf-8", errors="replace")))
         name = str(file.relative_to(root)) if root.is_dir() else file.name
         documents[name] = summary_from_items(items)
+        if not items:
+            print(f"plancheck: warning: {name} holds no per-item lines (a run in which nothing "
+                  "was scored): its table is empty and its DORA score 0", file=sys.stderr)
     if args.format == "json":
         print(json.dumps(documents, indent=2))
         return EXIT_OK

@@ -141,9 +141,9 @@ def _not_writable(path: str) -> bool:
     allowed = (os.access(path, os.W_OK) if os.geteuid() != 0
                else bool(status.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)))
     if not allowed:
-        print(f"plancheck: error[PC001]: cannot write {path}: it is read-only to this user "
-              f"(mode {stat.S_IMODE(status.st_mode):04o}); it is left as it was",
-              file=sys.stderr)
+        print(f"plancheck: error[PC001]: cannot write {path}: Permission denied (mode "
+              f"{stat.S_IMODE(status.st_mode):04o}, owner {status.st_uid}: read-only to this "
+              "user); it is left as it was", file=sys.stderr)
         return True
     return False
 

@@ -384,6 +384,17 @@ def _execute(args: argparse.Namespace, spec: Any, tasks: list[Any], tasks_path: 
             print(f"plancheck: error: {problem}; nothing was planned", file=sys.stderr)
             return EXIT_ERROR
         endpoint_down = (lambda: unreachable(endpoint)) if endpoint else None
+        # The first planner is made here, before OUT is touched: one that cannot be made
+        # (no API key) leaves no OUT/config.json behind. It serves the first worker.
+        try:
+            made = [factory()]
+        except ClientError as error:
+            print(f"plancheck: error: {error}; nothing was planned", file=sys.stderr)
+            return EXIT_ERROR
+        first_factory = factory
+
+        def factory() -> Any:
+            return made.pop() if made else first_factory()
     else:
         endpoint_down = None
     prices = Prices(args.price_in, args.price_out) if args.price_in is not None else None

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from plancheck import TYPE_CHECKING
-from plancheck.cli import EXIT_ERROR, EXIT_OK, UsageError
+from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from plancheck.cli.common import max_size_option
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "results",
         metavar="RESULTS_DIR",
         help="a directory of <model>/<method>/per_item.jsonl files (written by "
-        "`plancheck score --per-item`)",
+        "`plancheck score --per-item`), or one such file",
     )
     parser.add_argument(
         "--gold",
@@ -90,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
     dora = dora_results(args.results)
     if dora is not None:  # per-item lines of a DORA run
         return run_report(args, dora)
+    if _empty_file(args.results):  # nothing tells whose: said, never reported as a pass
+        print(f"plancheck: warning[PC117]: {args.results} holds no per-item lines (a run in "
+              "which nothing was scored); there is nothing to report", file=sys.stderr)
+        return EXIT_FINDINGS
     if args.depth_cap < 1:
         raise UsageError("--depth-cap must be at least 1")
     if args.bootstrap < 0:
@@ -140,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _warn_unusable(results: Results) -> None:
     """Lines the tables leave out or read only in part, said rather than counted as misses."""
+    for (model, method), run in results.runs.items():
+        if not run.n:  # shown as "-": say why
+            print(f"plancheck: warning: {model}/{method} holds no per-item lines (a run in "
+                  "which nothing was scored)", file=sys.stderr)
     for problem in results.unusable[:5]:
         print(f"plancheck: warning: {problem}; line left out", file=sys.stderr)
     if len(results.unusable) > 5:
@@ -152,6 +160,16 @@ def _warn_unusable(results: Results) -> None:
     if results.unknown_tasks:
         print(f"plancheck: warning: {results.unknown_tasks} item(s) name no task of the gold "
               "file: left out of the depth and composition tables", file=sys.stderr)
+
+
+def _empty_file(path: str) -> bool:
+    import os
+
+    try:
+        with open(path, "rb") as handle:
+            return os.fstat(handle.fileno()).st_size == 0 or not handle.read(1 << 16).strip()
+    except OSError:
+        return False  # a directory, or unreadable: the reader says
 
 
 def _default_gold() -> str | None:

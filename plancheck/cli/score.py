@@ -107,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     golds = list(args.gold)
     for scorer in SCORERS:
-        if scorer.claims_paths is not None and scorer.claims_paths(golds[:1]):
+        # (the gold first, then the rest: a DORA gold directory is told by the run too)
+        if scorer.claims_paths is not None and scorer.claims_paths(
+                [*golds, *args.predictions]):
             return scorer.run(args, golds)
     # One benchmark file: whatever argparse gathered after it (`--gold G P1 P2`) is PRED.
     args.predictions = [*args.predictions, *golds[1:]]
@@ -159,6 +161,8 @@ def _dora_gold(paths: list[str]) -> bool:
 
 def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
     _no_resume(args, "DORA runs")
+    if "tools" in getattr(args, "configured", ()):
+        args.tools = None  # a project's pool is not DORA's: DORA runs are read against DORA's
     if args.policy is not None and "policy" in getattr(args, "configured", ()):
         import sys
 

@@ -108,6 +108,8 @@ def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "tex
             source.units.append(empty_batch(file))
     elif kind == "dsl":
         _dsl_units(source, text, file, lines)
+    elif kind == "json" and not text.strip():  # as an empty batch is: nothing to check
+        source.units.append(nothing_to_check(file, "is empty (no JSON value)"))
     elif kind == "json":
         source.units.extend(_json_units(text, file, lines, strict))
     else:

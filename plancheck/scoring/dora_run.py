@@ -50,13 +50,21 @@ def _holds_task_files(path: Path) -> bool:
     return any((path / task_file_name(dim)).is_file() for dim in DIMENSIONS)
 
 
+def _is_run_dir(path: Path) -> bool:
+    """Whether ``path`` is a run directory of DORA's runner (``<task>/benchmark.jsonl``)."""
+    return path.is_dir() and any((path / task / "benchmark.jsonl").is_file()
+                                 for task in DIMENSIONS.values())
+
+
 def looks_like_dora_gold(paths: Sequence[str]) -> bool:
     """Whether ``paths`` name DORA task files: a directory holding one of DORA's five, or
     JSON lists of samples (one of them with ``tasks``)."""
     for name in paths[:1]:
         path = Path(name)
         if path.is_dir():
-            return _holds_task_files(path)
+            # A directory without DORA's task files, scored against a DORA run, is DORA's
+            # `--tasks-dir` holding none: DORA scores it (0), plancheck too.
+            return _holds_task_files(path) or (len(paths) > 1 and _is_run_dir(Path(paths[-1])))
         if path.suffix.lower() != ".json":
             return False
         try:
@@ -91,8 +99,12 @@ def load_gold(paths: Sequence[str], warnings: list[str]
         path = Path(name)
         if path.is_dir():
             if not _holds_task_files(path):
-                raise DoraRunError(f"{path} holds none of DORA's task files "
-                                   f"({task_file_name('t1')} ...)")
+                # As DORA's evaluator does with such a --tasks-dir: nothing scored, score 0.
+                warnings.append(f"{path} holds none of DORA's task files "
+                                f"({task_file_name('t1')} ...); nothing in the run is scored, "
+                                "and the DORA score is 0, as DORA's evaluator gives")
+                roots.append(path)
+                continue
             for dim, samples in read_task_dir(path, warnings).items():
                 gold.setdefault(dim, []).extend(samples)
             roots.append(path)
@@ -100,7 +112,7 @@ def load_gold(paths: Sequence[str], warnings: list[str]
             samples = read_task_file(path, warnings)
             gold.setdefault(dimension_of(path, samples), []).extend(samples)
             roots.append(path.parent)
-    if not gold:
+    if not gold and not all(Path(name).is_dir() for name in paths):
         raise DoraRunError("no DORA task files in " + ", ".join(paths))
     return gold, roots
 
@@ -301,7 +313,7 @@ def results_table(summary: Mapping[str, Any]) -> str:
         lines.append(f"{'DORA':<6} {summary['n_tasks']:>6} {summary['dora_score']:>10.6f} "
                      + " ".join(f"{trajectory[m]:>9.6f}" for m in METRICS)
                      + f" {sum(failures.values()):>7}")
-        lines.append(rule)
+    lines.append(rule)  # (with no DORA line too: DORA's table closes with this rule always)
     lines.append("")
     lines.append(f"  DORA Score: {summary['dora_score']:.6f}")
     return "\n".join(lines) + "\n"

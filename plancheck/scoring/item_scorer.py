@@ -328,6 +328,12 @@ class ItemScorer:
             item.f1 = self._taskbench(None, gold_plan)
             if self.trajectory is not None:
                 item.trajectory = _numeric(self.trajectory(None, gold_plan))
+            if task is None:
+                # No gold to pair it with: an empty prediction against an empty stand-in
+                # would "match" (1.0 on every metric); a record that is not scored against
+                # anything scores nothing.
+                item.f1 = tuple(None if value is None else 0.0 for value in item.f1)
+                item.trajectory = tuple((name, 0.0) for name, _ in item.trajectory)
         if self.options.lines:
             item.line = per_item_line(
                 ident if ident is not None else task_id,

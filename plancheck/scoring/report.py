@@ -144,6 +144,13 @@ class Results:
         return known + sorted(found - set(known))
 
 
+def _one_file(path: Path) -> tuple[str, str, Path]:
+    """The model and method of a per-item file named on its own."""
+    if path.name == PER_ITEM_NAME and path.parent.parent != path.parent:
+        return path.parent.parent.name or path.stem, path.parent.name, path
+    return path.stem, "-", path
+
+
 def per_item_files(results_dir: Path) -> Iterator[tuple[str, str, Path]]:
     """``(model, method, path)`` of every ``<model>/<method>/per_item.jsonl``. A directory
     that cannot be read is a :class:`ReportError` (``Path.glob`` would skip it in silence and
@@ -166,12 +173,17 @@ def per_item_files(results_dir: Path) -> Iterator[tuple[str, str, Path]]:
 
 
 def load_results(results_dir: str | Path, gold: GoldIndex | None = None) -> Results:
-    """Read every per-item file under ``results_dir`` (streaming, line by line)."""
+    """Read every per-item file under ``results_dir`` (streaming, line by line), or the one
+    per-item file ``results_dir`` names (its run named by the file: ``items.jsonl`` is the
+    model ``items``; ``<model>/<method>/per_item.jsonl`` by its directories)."""
     root = Path(results_dir)
-    if not is_dir(root):
-        raise ReportError(f"{root} is not a directory")
+    if is_file(root):
+        files = [_one_file(root)]
+    elif not is_dir(root):
+        raise ReportError(f"{root} is neither a per-item file nor a directory of them")
+    else:
+        files = list(per_item_files(root))
     results = Results(has_gold=gold is not None)
-    files = list(per_item_files(root))
     if not files:
         raise ReportError(
             f"no {PER_ITEM_NAME} files under {root} (expected <model>/<method>/{PER_ITEM_NAME}; "

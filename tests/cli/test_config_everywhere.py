@@ -147,3 +147,16 @@ def test_fix_in_place_keeps_owner_and_mode(project: Path,
     assert path.stat().st_mode & 0o777 == 0o640
     assert (path.stat().st_uid, path.stat().st_gid) == owner
     assert json.loads(path.read_text())[1]["dependence"] == [0]
+
+
+def test_a_configured_pool_does_not_replace_dora_s_for_dora_runs(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dora = EXAMPLES / "dora"
+    command = ["score", "--gold", str(dora / "tasks"), str(dora / "run"), "--format", "json"]
+    plain = _run(capsys, *command, "--no-config")
+    (project / "pool.wf").write_text('toolset p {\n  type T\n  tool A {\n    in x: T\n'
+                                     '    out y: T\n  }\n}\n')
+    _configure(project, 'tools = "pool.wf"', 'policy = "policy.wf"')
+    code, out, err = _run(capsys, *command)
+    assert (code, out) == plain[:2]
+    assert "not decided on DORA runs" in err

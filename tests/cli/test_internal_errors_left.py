@@ -89,3 +89,24 @@ def test_a_size_past_any_file_is_refused_not_an_overflow(
 def test_the_new_codes_are_documented() -> None:
     for code in ("PC007", "PC119", "PC120"):
         assert CODES[code].explanation
+
+
+def test_a_value_dora_cannot_score_is_pc007(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    import shutil
+
+    example = REPO / "examples" / "dora"
+    run = tmp_path / "run"
+    shutil.copytree(example / "run", run)
+    records = run / "t1_perception_and_assessment" / "benchmark.jsonl"
+    lines = records.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["trajectory"][0]["call"] = 5  # a tool name that is no string: DORA raises
+    lines[0] = json.dumps(record)
+    records.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, output = _run(capsys, "score", "--gold", str(example / "tasks"), str(run))
+    assert status == 2 and "error[PC007]" in output and "tool name" in output, output
+    assert "PC002" not in output
+    assert main(["explain", "PC007"]) == 0
+    assert "DORA" in capsys.readouterr().out

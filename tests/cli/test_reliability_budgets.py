@@ -5,14 +5,13 @@ the plain check of the same plan costs, with a PC405 saying why nothing was comp
 from __future__ import annotations
 
 import json
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
+
+from tests.support.measured import Measured, run_measured
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET_S = 2.0  # the stated default (--timeout-ms 2000)
@@ -44,32 +43,41 @@ def _plan(tmp_path: Path, steps: int) -> Path:
     return path
 
 
-def _children_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+class _Result(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def _timed(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
-    started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "plancheck", *args], capture_output=True,
-                            text=True, timeout=120, cwd=ROOT, check=False)
-    return time.monotonic() - started, result
+_PEAKS_MB: list[float] = []  # of the commands run, each measured on its own (see measured.py)
 
 
-def _cpu_timed(*args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+def _run(*args: str) -> Measured:
+    measured = run_measured([sys.executable, "-m", "plancheck", *args], timeout=120, cwd=ROOT)
+    _PEAKS_MB.append(measured.peak_rss_mb)
+    return measured
+
+
+def _timed(*args: str) -> tuple[float, _Result]:
+    measured = _run(*args)
+    return measured.wall_s, _Result(measured.returncode, measured.stdout, measured.stderr)
+
+
+def _cpu_timed(*args: str) -> tuple[float, _Result]:
     """CPU seconds the run took: what the budget bounds, whatever else loads the machine
     (the solver's own limit is wall time, so a loaded machine only makes it stop sooner)."""
-    before = _children_cpu_s()
-    _, result = _timed(*args)
-    return _children_cpu_s() - before, result
+    measured = _run(*args)
+    return measured.cpu_s, _Result(measured.returncode, measured.stdout, measured.stderr)
 
 
 def _max_child_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KB on Linux
+    """The largest peak RSS of the commands this test ran (each its own process)."""
+    return max(_PEAKS_MB, default=0.0)
 
 
 @pytest.mark.parametrize("steps", [250, 10_000])
 def test_explain_and_fix_hold_the_budget(tmp_path: Path, steps: int) -> None:
+    _PEAKS_MB.clear()
     path = str(_plan(tmp_path, steps))
     plain, result = _timed("check", "-q", path)
     assert result.returncode == 1, result.stderr

@@ -201,7 +201,7 @@ def test_errors_exit_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = report(capsys, str(tmp_path))
     assert code == 2 and "plancheck score" in err
     code, _, err = report(capsys, str(tmp_path / "missing"))
-    assert code == 2 and "not a directory" in err
+    assert code == 2 and "neither a per-item file nor a directory" in err
 
 
 def test_the_bundled_example_reports_in_one_command(capsys: pytest.CaptureFixture[str]) -> None:
