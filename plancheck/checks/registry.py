@@ -1,5 +1,8 @@
-"""The registry: every rule of the checker, one line each, in the order they report within a
-phase. Adding a rule is a module under ``rules/`` and a line here (see docs/adding-a-rule.md).
+"""The registry: every rule of the checker, in the order they report within a phase: the
+table below, then each module of ``rules/`` that ends in ``RULE = SomeRule()`` (found there,
+in name order), then on demand the plugins' (entry-point group ``plancheck.rules``). Adding a
+rule is a module under ``rules/`` and its test case (see docs/adding-a-rule.md); a line in the
+table places it before the rules found.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from plancheck.checks.rules.types import Types
 from plancheck.checks.rules.unreachable import Unreachable
 from plancheck.checks.rules.unused_outputs import UnusedOutputs
 from plancheck.checks.view import StepView
+from plancheck.formats.plugins import builtin, load
 
-__all__ = ["RULES", "RuleSet", "rule_set"]
+__all__ = ["RULES", "RuleSet", "rule_set", "rules"]
 
-RULES: Final[tuple[Rule, ...]] = (
+_TABLE: Final[tuple[Rule, ...]] = (
     Numbering(),
     ToolsAndKeys(),
     References(),  # before the rules that read what resolving references found
@@ -33,6 +37,21 @@ RULES: Final[tuple[Rule, ...]] = (
     UnusedOutputs(),
     Unreachable(),
 )
+_LISTED: Final = frozenset(type(rule) for rule in _TABLE)
+RULES: Final[tuple[Rule, ...]] = (*_TABLE, *(
+    rule for rule in builtin("plancheck.checks.rules.*", "RULE", every=False)
+    if type(rule) not in _LISTED))
+
+
+def rules() -> tuple[Rule, ...]:
+    """Every rule, the plugins' after the built-in ones (loaded on first use)."""
+    found = _ALL_RULES.get("")
+    if found is None:
+        found = _ALL_RULES[""] = (*RULES, *(rule for _, rule in load("plancheck.rules", Rule)))
+    return found
+
+
+_ALL_RULES: dict[str, tuple[Rule, ...]] = {}
 
 
 class RuleSet:
@@ -83,5 +102,5 @@ def rule_set(*, types: bool = True, interpret: bool = True, unreachable: bool = 
     if found is None:
         on = {"": True, "types": types, "interpret": interpret,
               "unreachable": unreachable and interpret}
-        found = _SETS[key] = RuleSet(tuple(rule for rule in RULES if on[rule.option]))
+        found = _SETS[key] = RuleSet(tuple(rule for rule in rules() if on[rule.option]))
     return found

@@ -31,15 +31,19 @@ GROUPS: Final = ("plancheck.call_shapes", "plancheck.pool_formats", "plancheck.r
                  "plancheck.output_formats")
 
 
-def builtin(modules: str, attribute: str) -> list[Any]:
+def builtin(modules: str, attribute: str, *, every: bool = True) -> list[Any]:
     """``attribute`` of each module matching ``modules`` (``"plancheck.some.package.*"``: the
     package's modules, in name order): how a registry finds its built-in entries, one module
-    each, so that adding one is adding its module. (``tests/test_layers.py`` reads the same
-    pattern: those modules are reached.)"""
+    each, so that adding one is adding its module. ``every``: each module must have one (else
+    the modules without are skipped). (``tests/test_layers.py`` reads the same pattern: those
+    modules are reached.)"""
     package = importlib.import_module(modules.removesuffix(".*"))
     names = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
-    return [getattr(importlib.import_module(f"{package.__name__}.{name}"), attribute)
-            for name in names]
+    found = [getattr(importlib.import_module(f"{package.__name__}.{name}"), attribute, None)
+             for name in names]
+    if every and None in found:
+        raise AttributeError(f"{modules}: module {names[found.index(None)]} has no {attribute}")
+    return [entry for entry in found if entry is not None]
 
 
 class PluginError(Exception):
