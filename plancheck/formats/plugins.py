@@ -22,10 +22,11 @@ import importlib
 import os
 import pkgutil
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any, Final
 
-__all__ = ["GROUPS", "PluginError", "builtin", "load"]
+__all__ = ["GROUPS", "Choices", "PluginError", "builtin", "load"]
 
 GROUPS: Final = ("plancheck.call_shapes", "plancheck.pool_formats", "plancheck.rules",
                  "plancheck.output_formats")
@@ -44,6 +45,28 @@ def builtin(modules: str, attribute: str, *, every: bool = True) -> list[Any]:
     if every and None in found:
         raise AttributeError(f"{modules}: module {names[found.index(None)]} has no {attribute}")
     return [entry for entry in found if entry is not None]
+
+
+class Choices:
+    """The names a command-line option takes: the built-in ones, and the plugins' asked for
+    only when a name is not built in (or the list is shown), so that parsing the usual
+    options loads no plugin. (What ``argparse`` needs of ``choices``: ``in`` and iteration.)"""
+
+    __slots__ = ("_builtin", "_more")
+
+    def __init__(self, names: Iterable[str], more: Callable[[], Iterable[str]]) -> None:
+        self._builtin = tuple(names)
+        self._more = more
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._builtin or name in tuple(self._more())
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._builtin
+        yield from (n for n in self._more() if n not in self._builtin)
+
+    def __len__(self) -> int:
+        return len(tuple(iter(self)))
 
 
 class PluginError(Exception):
