@@ -231,10 +231,10 @@ def run(args: argparse.Namespace) -> int:
         syntax = None if args.reference_syntax == "auto" else args.reference_syntax
         with forced(call_format, syntax):
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
-            choose_dora = args.tools is None and config.tools is None
+            own_pool = args.tools is None and config.tools is None
             files = once_each(args.files, "checked once")
             for report in check_paths(files, toolset, options, phases, max_size=max_size,
-                                      choose_dora=choose_dora,
+                                      own_pool=own_pool,
                                       stdin_name=args.stdin_filename):
                 if gold is not None:
                     from plancheck.scoring.check_gold import add_gold_diagnostics
