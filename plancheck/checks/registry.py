@@ -22,9 +22,10 @@ from plancheck.checks.rules.types import Types
 from plancheck.checks.rules.unreachable import Unreachable
 from plancheck.checks.rules.unused_outputs import UnusedOutputs
 from plancheck.checks.view import StepView
+from plancheck.diagnostics.codes import CODES
 from plancheck.formats.plugins import builtin, load
 
-__all__ = ["RULES", "RuleSet", "rule_set", "rules"]
+__all__ = ["RULES", "RuleSet", "optional_codes", "rule_set", "rules"]
 
 _TABLE: Final[tuple[Rule, ...]] = (
     Numbering(),
@@ -89,18 +90,32 @@ def _rank(rule: Rule) -> int:
     return rule.rank
 
 
-_SETS: dict[tuple[bool, bool, bool], RuleSet] = {}
+_SETS: dict[tuple[bool, bool, bool, frozenset[str]], RuleSet] = {}
 
 
-def rule_set(*, types: bool = True, interpret: bool = True, unreachable: bool = False
-             ) -> RuleSet:
+def rule_set(*, types: bool = True, interpret: bool = True, unreachable: bool = False,
+             kept: frozenset[str] = frozenset()) -> RuleSet:
     """The rules a check runs: the type rules unless ``types`` is false, those of symbolic
     execution unless ``interpret`` is false, and ``PC503`` when ``unreachable`` (and
-    ``interpret``)."""
-    key = (types, interpret, unreachable)
+    ``interpret``). A rule no option switches whose codes are all off by default runs only
+    when one of them is ``kept`` (selected): the usual check pays nothing for it."""
+    key = (types, interpret, unreachable, kept)
     found = _SETS.get(key)
     if found is None:
         on = {"": True, "types": types, "interpret": interpret,
               "unreachable": unreachable and interpret}
-        found = _SETS[key] = RuleSet(tuple(rule for rule in rules() if on[rule.option]))
+        found = _SETS[key] = RuleSet(tuple(
+            rule for rule in rules() if on[rule.option]
+            and (rule.option or not off_by_default(rule) or not kept.isdisjoint(rule.codes))))
     return found
+
+
+def off_by_default(rule: Rule) -> bool:
+    """Whether every code ``rule`` reports is off unless selected."""
+    return not any(CODES[code].default_enabled for code in rule.codes)
+
+
+def optional_codes() -> frozenset[str]:
+    """The codes of the rules that run only when one of their codes is kept."""
+    return frozenset(code for rule in rules() if not rule.option and off_by_default(rule)
+                     for code in rule.codes)

@@ -10,6 +10,7 @@ One bad record never sinks a batch: an unexpected exception while checking a uni
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from plancheck.compiler.checker import check_plan_steps
@@ -165,6 +166,7 @@ def check_plan(plan: Plan, toolset: Toolset, options: CheckOptions | None = None
         types=options.types,
         interpret=options.interpret,
         unreachable=options.interpret and _keeps_unreachable(options),
+        kept=_kept_optional(options.select, options.ignore) if options.select else frozenset(),
     ).diagnostics()
 
 
@@ -172,6 +174,15 @@ def _keeps_unreachable(options: CheckOptions) -> bool:
     if options is _DEFAULT_OPTIONS:
         return _DEFAULT_KEEPS_UNREACHABLE
     return options.keeps("PC503", CODES["PC503"].name)
+
+
+@cache
+def _kept_optional(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset[str]:
+    """The codes of optional rules (off by default: run only when selected) a check keeps."""
+    from plancheck.checks.registry import optional_codes
+
+    options = CheckOptions(select=select, ignore=ignore)
+    return frozenset(c for c in optional_codes() if options.keeps(c, CODES[c].name))
 
 
 def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic] | None) -> list[Diagnostic] | None:
