@@ -77,24 +77,24 @@ def check(
                                provenance=provenance)
     options = _with_profile(options, profile)
     phases = _policy_phases(policies, tools, prefix) + _request_phases(task)
-    choose_dora = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
+    own_pool = toolset is None  # DORA's trajectories against DORA's tools, as the CLI does
     if isinstance(plan, Path):
         from plancheck.compiler.sources import load_source
 
         source = load_source(str(plan), strict=strict)
         return one_report(list(check_source(source, tools, options, phases,
-                                         choose_dora=choose_dora)), str(plan))
+                                         own_pool=own_pool)), str(plan))
     if isinstance(plan, str):
         kind = sniff_kind(name, plan)
         source = parse_source(plan, name, strict=strict, kind=kind)
         return one_report(list(check_source(source, tools, options, phases,
-                                         choose_dora=choose_dora)), name)
+                                         own_pool=own_pool)), name)
     if not isinstance(plan, Plan):
         refused = _not_json_data(plan, name, "plan")
         if refused is not None:  # what JSON cannot hold, lowering need not expect
             return refused
     return check_in_memory(plan, tools, options, name=name, extra_phases=phases,
-                           choose_dora=choose_dora)
+                           own_pool=own_pool)
 
 
 def _with_profile(options: CheckOptions, profile: str) -> CheckOptions:

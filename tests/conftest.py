@@ -14,6 +14,13 @@ import pytest
 from plancheck.corpus.paths import DATA_ENV, parity_cases_path, release_dir
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-cases", action="store_true", default=False,
+                     help="rewrite the [out] section of each failing case of "
+                          "tests/data/cases/*.test to what plancheck reports (as mypy's "
+                          "--update-data): review the diff before committing it")
+
+
 def _require(path: Path, what: str) -> Path:
     if path.exists():
         return path

@@ -44,7 +44,8 @@ Sections of a case (each header on a line of its own):
     what only the API can be given, such as an IR plan built in memory.)
 ``[out]``
     the expected diagnostics, one a line, the whole set: a case fails when one is missing or
-    another is reported. A line reads::
+    another is reported (``pytest tests/test_cases.py --update-cases`` rewrites the section of
+    each failing case to what is reported, keeping the lines that still match). A line reads::
 
         FILE[RECORD]:LINE:COL: SEVERITY CODE NAME ~ MESSAGE FRAGMENT
 
@@ -427,6 +428,10 @@ def test_case(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     status, actual, transcript = run_case(case, tmp_path, data, code_names)
     assert "Traceback" not in transcript, transcript
     missing, unexpected = compare(expected, actual)
+    if (missing or unexpected) and request.config.getoption("--update-cases"):
+        update_out(case, expected, actual)
+        expected = [Expected.parse(line) for line in _kept(expected, actual)]
+        missing, unexpected = compare(expected, actual)
     want_exit = _expected_exit(case, expected)
     if missing or unexpected or status != want_exit:
         pytest.fail(
@@ -446,6 +451,40 @@ def test_case(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         assert not missing and not unexpected, (
             f"plancheck.check({case.main!r}) differs from the CLI\n"
             f"missing: {missing}\nunexpected: {unexpected}")
+
+
+# --------------------------------------------------------------------------- --update-cases
+
+
+def _kept(expected: list[Expected], actual: list[Actual]) -> list[str]:
+    """The [out] lines for ``actual``: an expected line that still matches is kept as written
+    (its fragment chosen by hand), any other diagnostic written out whole."""
+    unused = list(expected)
+    lines = []
+    for found in actual:
+        match = next((e for e in unused if e.key() == found.key()
+                      and (e.fragment is None or e.fragment in found.message)), None)
+        if match is None:
+            lines.append(found.render())
+        else:
+            unused.remove(match)
+            lines.append(_render_expected(match))
+    return lines
+
+
+def update_out(case: Case, expected: list[Expected], actual: list[Actual]) -> None:
+    """Rewrite the [out] section of ``case`` in its file (its comments kept)."""
+    path = CASES_DIR / case.source.split(":")[0]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"[case {case.name}]")
+    out = next(i for i in range(start + 1, len(lines)) if lines[i] == "[out]")
+    end = next((i for i in range(out + 1, len(lines)) if _SECTION.match(lines[i])), len(lines))
+    comments = [line for line in lines[out + 1:end] if line.startswith("--")]
+    new = [*comments, *_kept(expected, actual)]
+    if end < len(lines):
+        new.append("")  # a blank line before the next case
+    lines[out + 1:end] = new
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- coverage

@@ -289,8 +289,9 @@ LIBRARY_ONLY = {
                                     "documented option (docs/dora-scoring.md)",
 }
 # A module named in a string (``"plancheck.render.text:TextStream"`` in the format registry,
-# the command table's module names): what ``importlib`` is given at run time.
-_MODULE_IN_STRING = re.compile(r"^(plancheck(?:\.\w+)+)(?::\w+)?$")
+# the command table's module names): what ``importlib`` is given at run time; ``"P.*"`` names
+# every module of package P (a registry's built-in entries, found there).
+_MODULE_IN_STRING = re.compile(r"^(plancheck(?:\.\w+)+)(?::\w+|(\.\*))?$")
 
 
 def reachable(root: Path, entry_points: tuple[str, ...]) -> set[str]:
@@ -312,6 +313,9 @@ def reachable(root: Path, entry_points: tuple[str, ...]) -> set[str]:
                 target = module_of(root, named[1]) if named else None
                 if target is not None:
                     edges.add(target)
+                if named and named[2] and target is not None:
+                    package = root.parent.joinpath(*target.split("."))
+                    edges.update(module_name(root, f) for f in package.glob("*.py"))
     seen: set[str] = set()
     stack = list(entry_points)
     while stack:

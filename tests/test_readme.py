@@ -64,19 +64,11 @@ def test_the_files_the_documentation_names_exist() -> None:
     assert missing == []
 
 
-def test_the_number_of_compiled_modules_is_that_of_the_hot_path() -> None:
-    """The README said "15 modules" while 29 were compiled: each count it gives is the length
-    of ``setup.py``'s ``HOT_PATH`` (its list, and the rule modules it adds by themselves)."""
-    import ast
-
-    setup = ast.parse((README.parent / "setup.py").read_text(encoding="utf-8"))
-    (listed,) = [node.value for node in ast.walk(setup) if isinstance(node, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == "HOT_PATH" for t in node.targets)]
-    assert isinstance(listed, ast.List)
-    rules = [path for path in (README.parent / "plancheck" / "checks" / "rules").glob("*.py")
-             if path.name != "__init__.py"]
-    counts = re.findall(r"(\d+) modules", README.read_text(encoding="utf-8"))
-    assert counts and {int(c) for c in counts} == {len(listed.elts) + len(rules)}
+def test_the_readme_restates_no_count_of_compiled_modules() -> None:
+    """The README said "15 modules" while 29 were compiled, and then "54 modules", which a new
+    rule module (compiled by itself) made wrong again: the count is derived, by
+    ``plancheck --version``, never written down."""
+    assert re.findall(r"\b\d+ modules", README.read_text(encoding="utf-8")) == []
 
 
 def test_no_page_is_left_a_draft_nor_names_data_a_clone_lacks() -> None:

@@ -1,5 +1,8 @@
-"""The registry: every rule of the checker, one line each, in the order they report within a
-phase. Adding a rule is a module under ``rules/`` and a line here (see docs/adding-a-rule.md).
+"""The registry: every rule of the checker, in the order they report within a phase: the
+table below, then each module of ``rules/`` that ends in ``RULE = SomeRule()`` (found there,
+in name order), then on demand the plugins' (entry-point group ``plancheck.rules``). Adding a
+rule is a module under ``rules/`` and its test case (see docs/adding-a-rule.md); a line in the
+table places it before the rules found.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from plancheck.checks.rules.types import Types
 from plancheck.checks.rules.unreachable import Unreachable
 from plancheck.checks.rules.unused_outputs import UnusedOutputs
 from plancheck.checks.view import StepView
+from plancheck.diagnostics.codes import CODES
+from plancheck.formats.plugins import builtin, load
 
-__all__ = ["RULES", "RuleSet", "rule_set"]
+__all__ = ["RULES", "RuleSet", "optional_codes", "rule_set", "rules"]
 
-RULES: Final[tuple[Rule, ...]] = (
+_TABLE: Final[tuple[Rule, ...]] = (
     Numbering(),
     ToolsAndKeys(),
     References(),  # before the rules that read what resolving references found
@@ -33,6 +38,21 @@ RULES: Final[tuple[Rule, ...]] = (
     UnusedOutputs(),
     Unreachable(),
 )
+_LISTED: Final = frozenset(type(rule) for rule in _TABLE)
+RULES: Final[tuple[Rule, ...]] = (*_TABLE, *(
+    rule for rule in builtin("plancheck.checks.rules.*", "RULE", every=False)
+    if type(rule) not in _LISTED))
+
+
+def rules() -> tuple[Rule, ...]:
+    """Every rule, the plugins' after the built-in ones (loaded on first use)."""
+    found = _ALL_RULES.get("")
+    if found is None:
+        found = _ALL_RULES[""] = (*RULES, *(rule for _, rule in load("plancheck.rules", Rule)))
+    return found
+
+
+_ALL_RULES: dict[str, tuple[Rule, ...]] = {}
 
 
 class RuleSet:
@@ -70,18 +90,32 @@ def _rank(rule: Rule) -> int:
     return rule.rank
 
 
-_SETS: dict[tuple[bool, bool, bool], RuleSet] = {}
+_SETS: dict[tuple[bool, bool, bool, frozenset[str]], RuleSet] = {}
 
 
-def rule_set(*, types: bool = True, interpret: bool = True, unreachable: bool = False
-             ) -> RuleSet:
+def rule_set(*, types: bool = True, interpret: bool = True, unreachable: bool = False,
+             kept: frozenset[str] = frozenset()) -> RuleSet:
     """The rules a check runs: the type rules unless ``types`` is false, those of symbolic
     execution unless ``interpret`` is false, and ``PC503`` when ``unreachable`` (and
-    ``interpret``)."""
-    key = (types, interpret, unreachable)
+    ``interpret``). A rule no option switches whose codes are all off by default runs only
+    when one of them is ``kept`` (selected): the usual check pays nothing for it."""
+    key = (types, interpret, unreachable, kept)
     found = _SETS.get(key)
     if found is None:
         on = {"": True, "types": types, "interpret": interpret,
               "unreachable": unreachable and interpret}
-        found = _SETS[key] = RuleSet(tuple(rule for rule in RULES if on[rule.option]))
+        found = _SETS[key] = RuleSet(tuple(
+            rule for rule in rules() if on[rule.option]
+            and (rule.option or not off_by_default(rule) or not kept.isdisjoint(rule.codes))))
     return found
+
+
+def off_by_default(rule: Rule) -> bool:
+    """Whether every code ``rule`` reports is off unless selected."""
+    return not any(CODES[code].default_enabled for code in rule.codes)
+
+
+def optional_codes() -> frozenset[str]:
+    """The codes of the rules that run only when one of their codes is kept."""
+    return frozenset(code for rule in rules() if not rule.option and off_by_default(rule)
+                     for code in rule.codes)

@@ -33,9 +33,21 @@ lowering a settled one on demand.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from plancheck.checks.context import CheckContext
 from plancheck.checks.phases import rank
 from plancheck.checks.view import StepView
+from plancheck.diagnostics.codes import CodeInfo, register
+
+if TYPE_CHECKING:
+    from mypy_extensions import mypyc_attr
+else:  # the plain build runs without mypy's extensions installed
+    try:
+        from mypy_extensions import mypyc_attr
+    except ImportError:
+        def mypyc_attr(*_args: object, **_flags: object) -> object:
+            return lambda cls: cls
 
 __all__ = ["Rule"]
 
@@ -48,12 +60,16 @@ OPTIONS = ("", "types", "interpret", "unreachable", "request")
 HOOKS = frozenset({"start", "clean", "step", "settled", "lowered", "finish"})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a plugin's rule, or a rule run uncompiled
 class Rule:
-    """The base of every rule: override the hooks named in ``hooks``."""
+    """The base of every rule: override the hooks named in ``hooks``. ``codes``: the codes it
+    reports, each a code of :data:`plancheck.diagnostics.codes.CODES` or the whole entry of a
+    code the rule declares itself (a :class:`~plancheck.diagnostics.codes.CodeInfo`: its name,
+    severity and text, written once, there)."""
 
     __slots__ = ("codes", "hooks", "name", "needs", "option", "phase", "rank")
 
-    def __init__(self, name: str, phase: str, codes: tuple[str, ...], *,
+    def __init__(self, name: str, phase: str, codes: tuple[str | CodeInfo, ...], *,
                  hooks: tuple[str, ...] = ("step",), needs: tuple[str, ...] = (),
                  option: str = "") -> None:
         assert set(hooks) <= HOOKS, hooks
@@ -64,7 +80,10 @@ class Rule:
         self.name = name
         self.phase = phase
         self.rank = rank(phase)
-        self.codes = codes
+        for code in codes:
+            if isinstance(code, CodeInfo):
+                register(code)
+        self.codes = tuple(c.code if isinstance(c, CodeInfo) else c for c in codes)
         self.hooks = hooks
         self.needs = needs
         self.option = option

@@ -26,7 +26,7 @@ from plancheck.cli.common import (
 from plancheck.compiler.driver import CheckOptions, PlanPhase, check_paths
 from plancheck.compiler.profiles import profile_overrides
 from plancheck.diagnostics.model import Diagnostic, Severity, make
-from plancheck.render.registry import FORMATS
+from plancheck.render.registry import FORMATS, format_choices
 
 if TYPE_CHECKING:
     from plancheck.config import Config, ConfigError
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prefix", action="store_true",
                         help="the plans are prefixes of trajectories still running: a "
                         "`require A` that can still be met is not a violation")
-    parser.add_argument("--format", choices=tuple(FORMATS), default=None,
+    parser.add_argument("--format", choices=format_choices(), default=None,
                         help="output format: " + "; ".join(
                             f"{name}: {description}" for name, (_, description)
                             in FORMATS.items()) + " (default: text)")
@@ -84,9 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="explain inconsistent dependency constraints with a minimal "
                         "conflicting set (Z3)")
-    from plancheck.compiler.call_formats import CALL_FORMATS, SYNTAXES
+    from plancheck.compiler.call_formats import SYNTAXES, call_format_choices
 
-    parser.add_argument("--call-format", choices=("auto", *CALL_FORMATS), default="auto",
+    parser.add_argument("--call-format", choices=call_format_choices(), default="auto",
                         help="read tool calls in this shape only (default: detected per input)")
     parser.add_argument("--reference-syntax", choices=("auto", *SYNTAXES, "none"),
                         default="auto", help="read references to earlier results in this "
@@ -231,11 +231,11 @@ def run(args: argparse.Namespace) -> int:
         syntax = None if args.reference_syntax == "auto" else args.reference_syntax
         with forced(call_format, syntax):
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
-            choose_dora = args.tools is None and config.tools is None
+            own_pool = args.tools is None and config.tools is None
             files = once_each(args.files, "checked once")
             repeated = _RepeatedIds()
             for report in check_paths(files, toolset, options, phases, max_size=max_size,
-                                      choose_dora=choose_dora,
+                                      own_pool=own_pool,
                                       stdin_name=args.stdin_filename):
                 if gold is not None:
                     from plancheck.scoring.check_gold import add_gold_diagnostics

@@ -34,6 +34,9 @@ def max_size_option(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_codes(text: str, option: str) -> tuple[str, ...]:
+    from plancheck.checks.registry import rules
+
+    rules()  # the codes rules declare themselves (their modules', plugins') registered
     items = tuple(part.strip() for part in text.split(",") if part.strip())
     for item in items:
         upper = item.upper()

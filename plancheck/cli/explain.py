@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from plancheck.checks.registry import rules
+
+    rules()  # the codes rules declare themselves (their modules', plugins') registered
     if not args.code:
         current = None
         for code, entry in CODES.items():

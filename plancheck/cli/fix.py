@@ -101,13 +101,16 @@ def run(args: argparse.Namespace) -> int:
         if kept is None:
             return EXIT_FINDINGS
         repaired = kept
-    text = dump_json(repaired) + "\n"
+    from plancheck.compiler.call_writeback import write_back
+
+    calls = write_back(report.value, report.plan, repaired, file=args.file)  # in their shape
+    text = dump_json(repaired if calls is None else calls) + "\n"
     if not args.in_place:
         sys.stdout.write(text)
         return EXIT_OK
     if not result.edits and repaired == report.value:
         return EXIT_OK  # nothing to repair: the file is not touched
-    return _write_in_place(args.file, report, result, text)
+    return _write_in_place(args.file, report, result, text, calls=calls is not None)
 
 
 def _hard_linked(path: str) -> bool:
@@ -222,15 +225,17 @@ def _explain(report: Report, result: RepairResult) -> None:
         print("plancheck fix: nothing to repair", file=sys.stderr)
 
 
-def _write_in_place(path: str, report: Report, result: RepairResult, text: str) -> int:
+def _write_in_place(path: str, report: Report, result: RepairResult, text: str, *,
+                    calls: bool = False) -> int:
+    """``text`` over ``path`` (``calls``: it is the document with its calls written back)."""
     from plancheck.dsl.printer import dump_json
     from plancheck.smt.explain import apply_edits
 
-    if not path.endswith(".json") or report.value is None:
+    if not path.endswith(".json") or (report.value is None and not calls):
         print("plancheck: error: --in-place rewrites JSON plan files only", file=sys.stderr)
         return EXIT_ERROR
     document = report.value
-    if not isinstance(document, list):
+    if not calls and not isinstance(document, list):
         # A wrapper object: edit the plan inside it, keep everything else.
         try:
             document = apply_edits(document, result.edits)

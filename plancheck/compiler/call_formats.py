@@ -11,12 +11,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from plancheck.formats.shapes import CALL_SHAPES
+from plancheck.formats.plugins import Choices
+from plancheck.formats.shapes import CALL_SHAPES, call_shapes
 
 # The tool-call shapes (plancheck.compiler.callshapes reads each) and the reference syntaxes
 # (plancheck.compiler.refsyntax) that can be forced.
 CALL_FORMATS = tuple(CALL_SHAPES)
 SYNTAXES = ("generated", "dora", "taskbench", "template", "label", "api-call")
+
+
+
+def call_format_choices() -> Choices:
+    """What ``--call-format`` takes: ``auto``, the built-in shapes, then the plugins' (looked
+    up only when a name is not built in)."""
+    return Choices(("auto", *CALL_FORMATS), call_shapes)
+
 
 _FORCED: ContextVar[tuple[str | None, str | None]] = ContextVar("plancheck_call_formats",
                                                                 default=(None, None))

@@ -164,15 +164,16 @@ def check_plan_steps(
     types: bool = True,
     interpret: bool = True,
     unreachable: bool = False,
+    kept: frozenset[str] = frozenset(),
 ) -> Findings:
     """Check a lowered plan as the rules do a phase at a time (names, dependencies,
     types unless ``types`` is false, symbolic execution unless ``interpret`` is false, with
-    ``PC503`` when ``unreachable``), in one pass over its steps: the same findings, in the
-    same order."""
+    ``PC503`` when ``unreachable``, the rules of off-by-default codes when one is ``kept``), in
+    one pass over its steps: the same findings, in the same order."""
     facts = PlanFacts.of_plan(plan, toolset)
     findings = Findings()
     OnePass(facts, toolset, findings, None,  # (no step is read from JSON)
-            rule_set(types=types, interpret=interpret, unreachable=unreachable)
+            rule_set(types=types, interpret=interpret, unreachable=unreachable, kept=kept)
             ).run_steps(plan.steps)
     return findings
 

@@ -10,6 +10,7 @@ One bad record never sinks a batch: an unexpected exception while checking a uni
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import Any
 
 from plancheck.compiler.checker import check_plan_steps
@@ -165,6 +166,7 @@ def check_plan(plan: Plan, toolset: Toolset, options: CheckOptions | None = None
         types=options.types,
         interpret=options.interpret,
         unreachable=options.interpret and _keeps_unreachable(options),
+        kept=_kept_optional(options.select, options.ignore) if options.select else frozenset(),
     ).diagnostics()
 
 
@@ -172,6 +174,15 @@ def _keeps_unreachable(options: CheckOptions) -> bool:
     if options is _DEFAULT_OPTIONS:
         return _DEFAULT_KEEPS_UNREACHABLE
     return options.keeps("PC503", CODES["PC503"].name)
+
+
+@cache
+def _kept_optional(select: tuple[str, ...], ignore: tuple[str, ...]) -> frozenset[str]:
+    """The codes of optional rules (off by default: run only when selected) a check keeps."""
+    from plancheck.checks.registry import optional_codes
+
+    options = CheckOptions(select=select, ignore=ignore)
+    return frozenset(c for c in optional_codes() if options.keeps(c, CODES[c].name))
 
 
 def _pool_instead(unit: PlanUnit, lowered: list[Diagnostic] | None) -> list[Diagnostic] | None:
@@ -227,7 +238,7 @@ def check_unit(
         report.plan = plan
         if plan is not None:
             found = check_plan(plan, toolset, options)
-            if type(plan) is not Plan:  # a kind of plan with checks of its own (DORA's)
+            if type(plan) is not Plan:  # a kind of plan with checks of its own
                 found = plan.kind_checks(toolset, found, check_plan)
             diagnostics.extend(found)
             if trace is not None:
@@ -276,7 +287,7 @@ def _trace(unit: PlanUnit, plan: Plan) -> Any:
 
 def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | None = None,
                     *, name: str = "<plan>", extra_phases: Iterable[PlanPhase] = (),
-                    choose_dora: bool = False) -> Report:
+                    own_pool: bool = False) -> Report:
     """Check a plan held in memory, an IR plan or a JSON value, read as the same value in a
     file is read (:func:`~plancheck.compiler.frontends.value_units`); one report (the
     reports of a value holding several plans merged). No source text: spans keep their JSON
@@ -289,10 +300,10 @@ def check_in_memory(plan: Plan | Any, toolset: Toolset, options: CheckOptions | 
     source = SourceFile(name, value_units(plan, name, strict=options.strict_json))
     if len(source.units) == 1:  # (most values: what check_source would do, less its loop)
         unit = source.units[0]
-        return check_unit(unit, toolset_for(unit, source, toolset, choose_dora), options,
+        return check_unit(unit, toolset_for(unit, source, toolset, own_pool), options,
                           extra_phases)
     return one_report(list(check_source(source, toolset, options, extra_phases,
-                                        choose_dora=choose_dora)), name)
+                                        own_pool=own_pool)), name)
 
 
 def one_report(reports: list[Report], name: str) -> Report:
@@ -358,12 +369,13 @@ def _position(diagnostic: Diagnostic) -> tuple[int, int]:
 
 
 def toolset_for(unit: PlanUnit, source: SourceFile, default: Toolset,
-                choose_dora: bool = False) -> Toolset:
+                own_pool: bool = False) -> Toolset:
     """A DSL plan uses the toolset it names (or its file's only toolset); a record that
-    carries its own tool list (BFCL) uses that; with ``choose_dora`` (no pool was asked for),
-    a trajectory in DORA's own format uses DORA's 108 tools; others the default."""
-    if choose_dora and unit.plan is not None and type(unit.plan) is not Plan:
-        kind_pool = unit.plan.own_toolset()  # DORA's own trajectories: DORA's tools
+    carries its own tool list (BFCL) uses that; with ``own_pool`` (no pool was asked for),
+    a kind of plan with a pool of its own uses it (``Plan.own_toolset``); others the
+    default."""
+    if own_pool and unit.plan is not None and type(unit.plan) is not Plan:
+        kind_pool = unit.plan.own_toolset()
         if kind_pool is not None:
             return kind_pool
     if unit.record_data is not None:
@@ -390,9 +402,9 @@ def check_source(
     options: CheckOptions | None = None,
     extra_phases: Iterable[PlanPhase] = (),
     *,
-    choose_dora: bool = False,
+    own_pool: bool = False,
 ) -> Iterator[Report]:
-    """One report per plan of ``source``; ``choose_dora``: see :func:`toolset_for`."""
+    """One report per plan of ``source``; ``own_pool``: see :func:`toolset_for`."""
     options = options or CheckOptions()
     lines = source.lines or LineIndex("")
     if source.diagnostics:
@@ -407,16 +419,16 @@ def check_source(
                          finish(problems, Positions(source.file, lines), source.file,
                                 f"toolset {defined.name}", options), lines=lines)
     for unit in source.units:
-        yield check_unit(unit, toolset_for(unit, source, toolset, choose_dora), options,
+        yield check_unit(unit, toolset_for(unit, source, toolset, own_pool), options,
                          extra_phases)
     if source.stream is not None:
         yield from _check_stream(source, source.stream, toolset, options, extra_phases,
-                                 choose_dora)
+                                 own_pool)
 
 
 def _check_stream(source: SourceFile, stream: Iterator[PlanUnit], toolset: Toolset,
                   options: CheckOptions, extra_phases: Iterable[PlanPhase],
-                  choose_dora: bool) -> Iterator[Report]:
+                  own_pool: bool) -> Iterator[Report]:
     """The units of a batch read a record at a time: a failure to read on ends the file with
     a diagnostic (as a failure to read it at all would), never the run."""
     while True:
@@ -435,7 +447,7 @@ def _check_stream(source: SourceFile, stream: Iterator[PlanUnit], toolset: Tools
             yield Report(source.file, None, None, [internal_error(error).with_context(
                 file=source.file, record=None)])
             return
-        yield check_unit(unit, toolset_for(unit, source, toolset, choose_dora), options,
+        yield check_unit(unit, toolset_for(unit, source, toolset, own_pool), options,
                          extra_phases)
 
 
@@ -468,12 +480,12 @@ def check_paths(
     extra_phases: Iterable[PlanPhase] = (),
     *,
     max_size: int | None = None,
-    choose_dora: bool = False,
+    own_pool: bool = False,
     stdin_name: str | None = None,
 ) -> Iterator[Report]:
     """One report per plan, as each is checked. With ``max_size`` (bytes), JSONL batches are
     read a record at a time and a larger input is refused (see :mod:`.streaming`);
-    ``choose_dora``: see :func:`toolset_for`; ``stdin_name``: the name standard input is read
+    ``own_pool``: see :func:`toolset_for`; ``stdin_name``: the name standard input is read
     as (see :func:`~plancheck.compiler.sources.load_source`)."""
     options = options or CheckOptions()
     for path in expand_paths(paths):
@@ -488,4 +500,4 @@ def check_paths(
                                                                               record=None)])
             continue
         yield from check_source(source, toolset, options, extra_phases,
-                                choose_dora=choose_dora)
+                                own_pool=own_pool)

@@ -33,6 +33,7 @@ from typing import Any
 
 from plancheck.corpus.pool_builder import PoolBuilder, tool_items
 from plancheck.corpus.pool_errors import ToolsetError
+from plancheck.corpus.pool_format import PoolFormat, SpanResolver
 from plancheck.corpus.pool_normalise import normalise_pool
 from plancheck.corpus.pool_registry import POOL_FORMATS, pool_format_of
 from plancheck.diagnostics.limits import pool_limit
@@ -45,15 +46,19 @@ __all__ = ["FORMATS", "foreign_format", "foreign_toolset", "read_foreign"]
 FORMATS = tuple(sorted(f.name for f in POOL_FORMATS))
 
 
-def foreign_toolset(data: Any, path: Path, *, typed_from: Toolset | None = None
+def foreign_toolset(data: Any, path: Path, *, typed_from: Toolset | None = None,
+                    pool_format: PoolFormat | None = None, spans: SpanResolver | None = None
                     ) -> tuple[Toolset, list[Diagnostic]]:
-    """The toolset a JSON document describes (the entry point of ``--tools X.json``).
+    """The toolset a JSON document describes (the entry point of ``--tools X.json``), or a
+    value ``pool_format`` parsed from a file in its own language (then ``spans`` says where
+    each pointer is written in it).
 
     Returns the toolset and its warnings; raises ``ToolsetError`` when it has errors (as a DSL
     toolset does). ``typed_from`` types the keys of an untyped DisasterBench manifest.
     """
-    data = normalise_pool(data)  # BFCL, Seal-Tools, per-tool outputs
-    kind = foreign_format(data)
+    if pool_format is None:
+        data = normalise_pool(data)  # BFCL, Seal-Tools, per-tool outputs
+    kind = foreign_format(data) if pool_format is None else pool_format.name
     if kind == "disasterbench-manifest":
         from plancheck.corpus.release import manifest_toolset
 
@@ -66,7 +71,8 @@ def foreign_toolset(data: Any, path: Path, *, typed_from: Toolset | None = None
             help=["expected " + _one_of([f.words for f in POOL_FORMATS])],
             data={"path": str(path)},
         )])
-    toolset, diagnostics = read_foreign(data, name=path.stem, file=str(path))
+    toolset, diagnostics = read_foreign(data, name=path.stem, file=str(path),
+                                        pool_format=pool_format, spans=spans)
     if any(d.severity.name == "ERROR" for d in diagnostics):
         raise ToolsetError(diagnostics)
     return toolset, diagnostics
@@ -83,12 +89,14 @@ def foreign_format(data: Any) -> str | None:
     return found.name if found is not None else None
 
 
-def read_foreign(data: Any, *, name: str = "foreign", file: str = "<json>"
+def read_foreign(data: Any, *, name: str = "foreign", file: str = "<json>",
+                 pool_format: PoolFormat | None = None, spans: SpanResolver | None = None
                  ) -> tuple[Toolset, list[Diagnostic]]:
-    """The toolset of an MCP, OpenAI or TaskBench document, with all its diagnostics (errors
-    included; the caller decides whether they are fatal)."""
-    found = pool_format_of(data)
-    builder = PoolBuilder(name, file)
+    """The toolset of an MCP, OpenAI or TaskBench document (or of a value ``pool_format``
+    parsed), with all its diagnostics (errors included; the caller decides whether they are
+    fatal)."""
+    found = pool_format_of(data) if pool_format is None else pool_format
+    builder = PoolBuilder(name, file, spans)
     if found is None or found.read is None:
         readable = [f.words for f in POOL_FORMATS if f.read is not None]
         builder.error(f"{file} holds none of {_one_of(readable)}", "")

@@ -5,6 +5,7 @@ by :mod:`plancheck.corpus.export`; see :mod:`plancheck.corpus.foreign`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
@@ -38,15 +39,17 @@ def tool_items(data: Any) -> list[Any] | None:
 class PoolBuilder:
     """Collects tools, types and flows, and the diagnostics reading them raises."""
 
-    def __init__(self, name: str, file: str) -> None:
+    def __init__(self, name: str, file: str,
+                 spans: Callable[[str], Span] | None = None) -> None:
         self.file = file
-        self.toolset = Toolset(name=name, span=Span(file, pointer=""))
+        self.spans = spans  # where a pointer is in a source that is not the value's JSON
+        self.toolset = Toolset(name=name, span=self.span(""))
         self.diagnostics: list[Diagnostic] = []
         self.pending_flows: list[tuple[str, str, str]] = []  # source, target, pointer
         self.has_meta = False  # the file carries plancheck's toolset metadata
 
     def span(self, pointer: str) -> Span:
-        return Span(self.file, pointer=pointer)
+        return Span(self.file, pointer=pointer) if self.spans is None else self.spans(pointer)
 
     def error(self, message: str, pointer: str, **data: Any) -> None:
         self.diagnostics.append(make("PC706", message, primary=self.span(pointer), data=data))

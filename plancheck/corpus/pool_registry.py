@@ -1,28 +1,43 @@
-"""The tool-pool formats plancheck reads, in the order they are tried (one line each: adding a
-format is a module in :mod:`plancheck.corpus.pools`, a line here and a test case; see
-``docs/adding-a-pool-format.md``)."""
+"""The tool-pool formats plancheck reads, in the order they are tried: the built-in ones, one
+module each in :mod:`plancheck.corpus.pools` (found there, ordered by their ``order``), then
+on demand the plugins' (entry-point group ``plancheck.pool_formats``). Adding a format is a
+module and a test file; see ``docs/adding-a-pool-format.md``."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Final
 
 from plancheck.corpus.pool_format import PoolFormat
-from plancheck.corpus.pools import gemini, manifest, mcp, openai, taskbench
+from plancheck.formats.plugins import builtin, load
 
-__all__ = ["POOL_FORMATS", "pool_format_of"]
+__all__ = ["POOL_FORMATS", "pool_format_for_suffix", "pool_format_of", "pool_formats"]
 
-POOL_FORMATS: Final[tuple[PoolFormat, ...]] = (
-    mcp.FORMAT,  # before OpenAI: an MCP tool may also say `parameters`
-    openai.FORMAT,
-    gemini.FORMAT,
-    taskbench.FORMAT,
-    manifest.FORMAT,
-)
+
+def _ordered(formats: list[PoolFormat]) -> tuple[PoolFormat, ...]:
+    return tuple(sorted(formats, key=lambda f: (f.order, f.name)))
+
+
+POOL_FORMATS: Final[tuple[PoolFormat, ...]] = _ordered(
+    builtin("plancheck.corpus.pools.*", "FORMAT"))
+
+
+@cache
+def pool_formats() -> tuple[PoolFormat, ...]:
+    """Every format, the plugins' with the built-ins, in the order they are tried."""
+    plugins = [f for _, f in load("plancheck.pool_formats", PoolFormat)]
+    return _ordered([*POOL_FORMATS, *plugins]) if plugins else POOL_FORMATS
 
 
 def pool_format_of(data: Any) -> PoolFormat | None:
     """The format a normalised JSON value is written in (``None``: none plancheck reads)."""
-    for pool_format in POOL_FORMATS:
+    for pool_format in pool_formats():
         if pool_format.sniff(data):
             return pool_format
     return None
+
+
+def pool_format_for_suffix(suffix: str) -> PoolFormat | None:
+    """The format that owns files with ``suffix`` (``".py"``), if one does."""
+    suffix = suffix.lower()
+    return next((f for f in pool_formats() if suffix in f.suffixes), None)

@@ -1,10 +1,12 @@
 """Load a toolset from what the user names: the built-in pool, a DSL file, a release directory,
-or a tool manifest JSON."""
+a JSON pool in any format of the registry, or a file in a language a format owns (by its
+suffix, :func:`plancheck.corpus.pool_registry.pool_format_for_suffix`)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plancheck.corpus.builtin import BUILTIN_NAME, builtin_toolset
 from plancheck.corpus.dora_toolset import DORA_NAME, dora_toolset
@@ -13,6 +15,9 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.fileio import read_text_limited
 from plancheck.ir.nodes import Toolset
+
+if TYPE_CHECKING:
+    from plancheck.corpus.pool_format import PoolFormat
 
 # ToolsetError is defined in .pool_errors (the loaders raise it) and offered here too, where
 # users load pools.
@@ -50,6 +55,11 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
                                  data={"path": str(path), "error": why})]) from None
     if path.suffix.lower() == ".json":
         return _json_toolset(text, path)
+    from plancheck.corpus.pool_registry import pool_format_for_suffix
+
+    own = pool_format_for_suffix(path.suffix)
+    if own is not None and own.parse is not None:  # a format in a language of its own
+        return _parsed_toolset(own, text, path)
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         from plancheck.corpus.pool_formats import read_jsonl_pool  # one tool a line
 
@@ -73,6 +83,20 @@ def dsl_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:
     if any(d.severity.name == "ERROR" for d in problems):
         raise ToolsetError(problems)
     return toolset, module.diagnostics + problems
+
+
+def _parsed_toolset(pool_format: PoolFormat, text: str, path: Path
+                    ) -> tuple[Toolset, list[Diagnostic]]:
+    assert pool_format.parse is not None
+    try:
+        data, spans = pool_format.parse(text, str(path))
+    except ValueError as error:  # the format's parser says why it cannot read the file
+        raise ToolsetError([make("PC706", f"{path} is not {pool_format.words}: {error}",
+                                 primary=Span(str(path), pointer=""),
+                                 data={"path": str(path)})]) from None
+    from plancheck.corpus.foreign import foreign_toolset
+
+    return foreign_toolset(data, path, pool_format=pool_format, spans=spans)
 
 
 def _json_toolset(text: str, path: Path) -> tuple[Toolset, list[Diagnostic]]:

@@ -411,3 +411,20 @@ BY_NAME: dict[str, CodeInfo] = {info.name: info for info in _ALL}
 
 assert len(CODES) == len(_ALL), "duplicate diagnostic code"
 assert len(BY_NAME) == len(_ALL), "duplicate diagnostic name"
+
+
+def register(info: CodeInfo) -> None:
+    """Add a code declared where its rule is (a rule module's own, or a plugin's): the one
+    entry of that code, read as the table's are (``plancheck explain``, ``--select``, the
+    renderers). The same entry registered again is a no-op; another entry for a code or a
+    name already taken is an error."""
+    for table, key in ((CODES, info.code), (BY_NAME, info.name)):
+        found = table.get(key)
+        if found is not None and found != info:
+            raise ValueError(f"diagnostic {key} is already registered as {found.code} "
+                             f"{found.name}")
+    CODES[info.code] = info
+    BY_NAME[info.name] = info
+    ordered = sorted(CODES.items())  # listed by code, wherever they were declared
+    CODES.clear()
+    CODES.update(ordered)

@@ -30,6 +30,7 @@ from typing import Any
 from plancheck.dora.answers import TAU_A, TAU_R
 from plancheck.dora.errors import DoraInputError
 from plancheck.dora.normalize import normalize_text, normalize_tool_name
+from plancheck.dora.paper_metrics import lcs_length  # the one LCS, compiled there
 
 METRICS = ("t_any", "t_ord", "t_em", "par_acc", "eff")
 WRAPPERS = frozenset({"tool.loop", "tool.reduce"})
@@ -74,13 +75,7 @@ def tool_any_order(pred: Sequence[str], gold: Sequence[str]) -> float:
 def tool_in_order(pred: Sequence[str], gold: Sequence[str]) -> float:
     if not gold:
         return 0.0 if pred else 1.0
-    previous = [0] * (len(pred) + 1)
-    for name in gold:
-        current = [0]
-        for j, other in enumerate(pred):
-            current.append(previous[j] + 1 if name == other else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1] / len(gold)
+    return lcs_length(gold, pred) / len(gold)
 
 
 def tool_exact_match(pred: Sequence[str], gold: Sequence[str]) -> float:

@@ -12,6 +12,7 @@ from typing import Final
 
 __all__ = [
     "ANSWER_KEYS", "CALL_ARGUMENT_KEYS", "CALL_CONTAINER_KEYS", "CALL_NAME_KEYS",
+    "CHAT_CONTAINER_KEYS",
     "COMPLETION_FIELDS", "CONTENT_KEYS", "GOLD_PLAN_FIELDS", "ID_KEYS", "PLAN_FIELDS",
     "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
     "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_WRAPPER_KEYS",
@@ -53,6 +54,10 @@ CALL_CONTAINER_KEYS: Final = ("tool_calls", "calls", "trajectory", "gold_traject
                               "task_nodes", "calling", "ground_truth", "result", "messages",
                               "choices", "message", "content", "output", "function_call",
                               "candidates", "contents", "parts")
+# The containers of chat transcripts (of the keys above): what they hold is written in some
+# call shape's format (calls, results, text, images), never BFCL's decoded output.
+CHAT_CONTAINER_KEYS: Final = frozenset({"messages", "choices", "message", "content", "output",
+                                        "candidates", "contents", "parts"})
 # DORA trajectories rank names differently (a step's ``tool`` before a ``name``).
 TRAJECTORY_NAME_KEYS: Final = ("tool", "name", "tool_name", "function", "action")
 TRAJECTORY_ARGUMENT_KEYS: Final = ("arguments", "args", "input", "inputs", "parameters",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from plancheck.formats.found import plain_id as _plain_id
 from plancheck.formats.shapes import find_calls, read_call
 from plancheck.records import FrozenRecord
 
@@ -54,7 +55,7 @@ def read_calls(value: Any) -> list[ProposedCall] | str:
         found = [one] if one is not None else find_calls(value)
     except RecursionError:
         return "the call is nested too deeply to read"
-    calls = [ProposedCall(c.name, c.arguments, _call_id(value, c.pointer), c.shape,
+    calls = [ProposedCall(c.name, c.arguments, c.call_id, c.shape,
                           c.arguments_pointer is not None) for c in found]
     if not calls:
         return ("no tool call found: expected an object with a tool name and its arguments "
@@ -64,31 +65,6 @@ def read_calls(value: Any) -> list[ProposedCall] | str:
 
 
 _PLAIN_CALL = frozenset({"name", "arguments", "id"})
-
-
-def _plain_id(found: Any) -> str | None:
-    """The id of a plain call, as :func:`_call_id` reads it."""
-    if isinstance(found, (str, int)) and not isinstance(found, bool) and str(found):
-        return str(found)
-    return None
-
-
-def _call_id(root: Any, pointer: str) -> str | None:
-    """The id the call at ``pointer`` carries (``id``, ``call_id``, ``tool_call_id``)."""
-    item = root
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(item, list):
-            item = item[int(token)]
-        elif isinstance(item, dict):
-            item = item[token]
-    if not isinstance(item, dict):
-        return None
-    for key in ("call_id", "id", "tool_call_id", "tool_use_id"):
-        found = _plain_id(item.get(key))
-        if found is not None:
-            return found
-    return None
 
 
 def decode_arguments(arguments: Any) -> tuple[Any, str | None]:

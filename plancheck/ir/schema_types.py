@@ -34,6 +34,7 @@ from typing import Any
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span, escape_pointer
 from plancheck.ir.nodes import Literal, Param, Step, ToolSignature, TypeDecl
+from plancheck.ir.schema import json_type_name
 
 TYPE_KEYWORD = "x-plancheck-type"
 POLYMORPHIC_KEYWORD = "x-plancheck-polymorphic"
@@ -66,6 +67,7 @@ SCHEMA_TYPE_OF_KIND = {
     "String": "string", "Number": "number", "Integer": "integer", "Boolean": "boolean",
     "List": "array", "Object": "object", "Null": "null",
 }
+_KIND_OF_JSON_TYPE = {name: kind for kind, name in SCHEMA_TYPE_OF_KIND.items()}
 # Keywords that describe a parameter without constraining its values.
 _ANNOTATIONS = frozenset({"description", "title", "examples", "$comment",
                           "deprecated", "readOnly", "writeOnly"})
@@ -116,19 +118,9 @@ def kind_of_name(name: str) -> str | None:
 
 
 def kind_of_value(value: Any) -> str:
-    if value is None:
-        return "Null"
-    if isinstance(value, bool):
-        return "Boolean"
-    if isinstance(value, int):
-        return "Integer"
-    if isinstance(value, float):
-        return "Number"
-    if isinstance(value, str):
-        return "String"
-    if isinstance(value, list):
-        return "List"
-    return "Object"
+    """The value kind of a JSON value: its JSON type (:func:`~plancheck.ir.schema.
+    json_type_name`, the one reading of it) as a kind; anything else is an ``Object``."""
+    return _KIND_OF_JSON_TYPE.get(json_type_name(value), "Object")
 
 
 def _join(kinds: list[str]) -> str:

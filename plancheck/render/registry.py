@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from plancheck.diagnostics.model import Diagnostic
     from plancheck.diagnostics.positions import LineIndex, Positions
+    from plancheck.formats.plugins import Choices
     from plancheck.render.stream import ReportStream
 
 # name -> ("module:ReportStream subclass", one-line description)
@@ -87,8 +88,34 @@ class RenderContext:
 Renderer = Callable[[RenderContext], str]
 
 
+def plugin_formats() -> dict[str, type[ReportStream]]:
+    """The plugins' output formats (entry-point group ``plancheck.output_formats``: each a
+    :class:`~plancheck.render.stream.ReportStream` subclass, named by its entry point), loaded
+    on first use; a built-in name is not taken."""
+    from plancheck.formats.plugins import PluginError, load
+    from plancheck.render.stream import ReportStream
+
+    found = {}
+    for name, stream in load("plancheck.output_formats", type):
+        if not issubclass(stream, ReportStream):
+            raise PluginError(f"plugin `{name}` of plancheck.output_formats is no ReportStream")
+        if name not in FORMATS:
+            found[name] = stream
+    return found
+
+
+def format_choices() -> Choices:
+    """The names ``--format`` takes: the registry's, then the plugins' (looked up only when a
+    name is not built in)."""
+    from plancheck.formats.plugins import Choices
+
+    return Choices(FORMATS, plugin_formats)
+
+
 def stream_class(name: str) -> type[ReportStream]:
     """The streaming emitter of a format; KeyError for an unknown name."""
+    if name not in FORMATS:
+        return plugin_formats()[name]
     module_name, class_name = FORMATS[name][0].split(":")
     found: type[ReportStream] = getattr(importlib.import_module(module_name), class_name)
     return found

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plancheck.checks.phases import LOWERING, PHASE_ORDER, rank
-from plancheck.checks.registry import RULES, rule_set
+from plancheck.checks.registry import RULES, optional_codes, rule_set
 from plancheck.compiler.checker import check_json_plan, check_plan_steps
 from plancheck.compiler.lowering import lower_plan
 from plancheck.diagnostics.codes import CODES
@@ -38,12 +38,21 @@ def test_the_options_choose_the_rules() -> None:
     def names(**options: bool) -> set[str]:
         return {rule.name for rule in rule_set(**options).rules}
 
-    everything = {rule.name for rule in RULES}
+    def switched_by(*options: str) -> set[str]:  # read from the registry, not restated
+        return {rule.name for rule in RULES if rule.option in options}
+
+    optional = {rule.name for rule in RULES if rule.name not in switched_by(
+        "types", "interpret", "unreachable") and rule.codes and all(
+        not CODES[code].default_enabled for code in rule.codes)}
+    assert "empty arguments" in optional  # PC210: run only when selected
+    assert {rule.name for rule in rule_set(kept=optional_codes()).rules} >= optional
+    everything = {rule.name for rule in RULES} - optional
+    assert switched_by("unreachable") == {"unreachable"}
+    assert switched_by("types") == {"types"}
     assert names(unreachable=True) == everything
-    assert names() == everything - {"unreachable"}
-    assert names(types=False) == everything - {"unreachable", "types"}
-    assert names(interpret=False, unreachable=True) == {
-        "numbering", "names", "references", "dependencies", "types"}
+    assert names() == everything - switched_by("unreachable")
+    assert names(types=False) == everything - switched_by("unreachable", "types")
+    assert names(interpret=False, unreachable=True) == switched_by("", "types") - optional
     assert rule_set().needs_flow and not rule_set(interpret=False).needs_flow
 
 

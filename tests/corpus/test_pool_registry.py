@@ -60,7 +60,10 @@ def test_each_format_is_recognised_and_read(name: str, value: Any, tool: str,
 
 
 def test_every_format_has_a_row_and_the_registry_names_them() -> None:
-    assert sorted(row[0] for row in FORMAT_ROWS) == sorted(f.name for f in POOL_FORMATS)
+    # A format read from JSON has a row here; one in a language of its own (it owns file
+    # suffixes) is tested in a file of its own, e.g. test_python_module_pool.py.
+    assert sorted(row[0] for row in FORMAT_ROWS) == sorted(
+        f.name for f in POOL_FORMATS if not f.suffixes)
     assert tuple(sorted(f.name for f in POOL_FORMATS)) == FORMATS
     for row in FORMAT_ROWS:
         assert pool_kind(row[1]) == next(f.words for f in POOL_FORMATS if f.name == row[0])

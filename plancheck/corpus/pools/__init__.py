@@ -1,2 +1,2 @@
-"""One module per tool-pool format that ``--tools X.json`` reads (listed in
-:mod:`plancheck.corpus.pool_registry`)."""
+"""One module per tool-pool format that ``--tools FILE`` reads, each ending in ``FORMAT =
+PoolFormat(...)``: the registry (:mod:`plancheck.corpus.pool_registry`) finds them here."""

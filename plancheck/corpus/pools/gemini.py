@@ -73,4 +73,4 @@ def _json_schema(schema: Any) -> Any:
 
 
 FORMAT = PoolFormat("gemini", "Gemini function declarations", sniff, read,
-                    outputs_are_fields=True)
+                    outputs_are_fields=True, order=300)

@@ -16,4 +16,5 @@ def sniff(data: Any) -> bool:
         isinstance(v, dict) and "input" in v and "output" in v for v in data.values())
 
 
-FORMAT = PoolFormat("disasterbench-manifest", "a DisasterBench tool manifest", sniff)
+FORMAT = PoolFormat("disasterbench-manifest", "a DisasterBench tool manifest", sniff,
+                    order=500)

@@ -54,4 +54,6 @@ def read(data: Any, builder: PoolBuilder) -> None:
                       meta.get(META_TOOL) if isinstance(meta, dict) else None)
 
 
-FORMAT = PoolFormat("mcp", "MCP tool definitions", sniff, read, outputs_are_fields=True)
+# Before OpenAI: an MCP tool may also say `parameters`.
+FORMAT = PoolFormat("mcp", "MCP tool definitions", sniff, read, outputs_are_fields=True,
+                    order=100)

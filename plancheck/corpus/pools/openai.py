@@ -58,4 +58,5 @@ def read(data: Any, builder: PoolBuilder) -> None:
                       outputs_pointer, extra)
 
 
-FORMAT = PoolFormat("openai", "OpenAI tool definitions", sniff, read, outputs_are_fields=True)
+FORMAT = PoolFormat("openai", "OpenAI tool definitions", sniff, read, outputs_are_fields=True,
+                    order=200)

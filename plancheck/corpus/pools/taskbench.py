@@ -83,4 +83,4 @@ def _taskbench_named(parameter: Any, pointer: str, builder: PoolBuilder) -> Para
                  builder.span(pointer))
 
 
-FORMAT = PoolFormat("taskbench", "a TaskBench tool graph", sniff, read)
+FORMAT = PoolFormat("taskbench", "a TaskBench tool graph", sniff, read, order=400)
