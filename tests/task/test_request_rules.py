@@ -60,6 +60,18 @@ def test_values_the_schema_names_or_results_hold_are_not_invented(tmp_path: Path
     assert plancheck.check(made_up, pool, task=request).codes == ["PC901"]
 
 
+def test_a_place_to_write_is_the_model_s_to_choose(tmp_path: Path) -> None:
+    """The official filesystem MCP server's write_file takes the path to write; a path the
+    request does not give is no invention there, while read_file's is."""
+    pool = REAL / "mcp" / "server-filesystem.json"
+    request = "Summarize /home/me/notes.md into a short file."
+    write = [{"name": "write_file", "arguments": {"path": "/home/me/summary.md",
+                                                  "content": "..."}}]
+    assert "PC901" not in plancheck.check(write, pool, task=request).codes
+    read = [{"name": "read_file", "arguments": {"path": "/home/me/notes2.md"}}]
+    assert "PC901" in plancheck.check(read, pool, task=request).codes
+
+
 def test_a_value_copied_from_an_earlier_result_is_not_invented(tmp_path: Path) -> None:
     pool = tmp_path / "tools.json"
     pool.write_text(json.dumps([

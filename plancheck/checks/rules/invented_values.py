@@ -35,7 +35,8 @@ class InventedValues(Rule):
         found: list[Diagnostic] = []
         for literal in text_literals(plan, toolset):
             value = literal.value.strip()
-            if len(value) < 2 or not _user_supplied(literal.param, literal.argument, value):
+            if len(value) < 2 or not _user_supplied(literal.param, literal.argument, value,
+                                                    literal.step.tool or ""):
                 continue
             if request.gives(value) or value in schema_values(literal.param):
                 continue
@@ -45,13 +46,24 @@ class InventedValues(Rule):
         return found
 
 
-def _user_supplied(param: Param | None, argument: str, value: str) -> bool:
+_PATH_WORDS = frozenset({"path", "paths", "file", "files", "filename", "filepath", "dir",
+                         "directory", "folder"})
+# Words of a parameter's name, or of its tool's, that make a file the call's result: where
+# to write is the model's to choose (write_file's path, an output_path).
+_WRITE_WORDS = frozenset({"output", "out", "dest", "destination", "target", "save", "write",
+                          "create", "mkdir", "export", "new", "upload"})
+
+
+def _user_supplied(param: Param | None, argument: str, value: str, tool: str) -> bool:
     """Whether the value is one the user supplies: a file or URL, or passed to a parameter
-    whose name says it is a path, an id or a name."""
-    if looks_like_file(value):
-        return True
-    name = param.name if param is not None else argument
-    return not _USER_WORDS.isdisjoint(name_words(name))
+    whose name says it is a path, an id or a name; not a place to write."""
+    words = name_words(param.name if param is not None else argument)
+    if not _WRITE_WORDS.isdisjoint(words):
+        return False
+    if looks_like_file(value) or not _PATH_WORDS.isdisjoint(words):
+        # a file: the user's to give, unless the tool writes it (write_file's path)
+        return _WRITE_WORDS.isdisjoint(name_words(tool))
+    return not _USER_WORDS.isdisjoint(words)
 
 
 def _invented(literal: TextLiteral, value: str, request: Request) -> Diagnostic:
