@@ -228,7 +228,7 @@ def _configure(args: argparse.Namespace) -> bool:
     try:
         config = discover(getattr(args, "config", None))
     except ConfigError as error:
-        from plancheck.cli.common import print_config_error
+        from plancheck.cli.config_errors import print_config_error
 
         print_config_error(error, "nothing was done")
         return False

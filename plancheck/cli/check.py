@@ -389,7 +389,7 @@ def _configuration(args: argparse.Namespace) -> Config | None:
 
 
 def _print_config_error(error: ConfigError) -> None:
-    from plancheck.cli.common import print_config_error
+    from plancheck.cli.config_errors import print_config_error
 
     print_config_error(error, "nothing was checked")
 

@@ -13,7 +13,7 @@ from plancheck.diagnostics.model import Diagnostic
 from plancheck.ir.nodes import Toolset
 
 if TYPE_CHECKING:
-    from plancheck.config import ConfigError
+    pass
 
 
 def toolset_option(parser: argparse.ArgumentParser) -> None:
@@ -196,16 +196,3 @@ def overwrites_an_input(args: argparse.Namespace, dest: str, option: str) -> boo
                       file=sys.stderr)
                 return True
     return False
-
-
-def print_config_error(error: ConfigError, outcome: str) -> None:
-    """The problems of an unusable configuration file, with excerpts of it, and ``outcome``
-    (what was therefore not done)."""
-    from plancheck.diagnostics.positions import LineIndex
-    from plancheck.render.text import TextRenderer, use_colour
-
-    source = LineIndex(error.text)
-    text = TextRenderer(colour=use_colour(sys.stderr), lines_for=lambda _file: source)
-    for diagnostic in error.diagnostics:
-        print(text.render(diagnostic), file=sys.stderr)
-    print(f"plancheck: the configuration is invalid; {outcome}", file=sys.stderr)

@@ -59,7 +59,7 @@ def _rule(node: Any, policy: str, span_of: SpanOf, value_of: ValueOf) -> Rule:
     if kind == "require_call":
         return Rule(REQUIRE_CALL, first=_pattern(parts[0], span_of), **common)
     if kind == "at_most":
-        from plancheck.dsl.parser import integer_literal
+        from plancheck.dsl.literals import integer_literal
 
         window = integer_literal(parts[2].children[0]) if len(parts) > 2 else None
         return Rule(AT_MOST, count=integer_literal(parts[0]), first=_pattern(parts[1], span_of),
@@ -77,7 +77,7 @@ def _rule(node: Any, policy: str, span_of: SpanOf, value_of: ValueOf) -> Rule:
 def _string(token: Any) -> str:
     """A string literal. A backslash JSON gives no meaning to (``"data/.*\\.tif"``) stands for
     itself, as regular expressions need it to."""
-    from plancheck.dsl.parser import string_literal
+    from plancheck.dsl.literals import string_literal
 
     def decode(text: str) -> Any:
         try:
@@ -111,7 +111,7 @@ def _path(node: Any, span_of: SpanOf) -> ArgumentPath:
         if key.type == "STRING":
             path.append(_string(key))
         elif key.type == "INT":
-            from plancheck.dsl.parser import integer_literal
+            from plancheck.dsl.literals import integer_literal
 
             path.append(integer_literal(key))
         else:
