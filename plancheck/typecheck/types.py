@@ -19,7 +19,6 @@ from functools import lru_cache
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
-from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Reference, Step, Toolset, ToolSignature
@@ -359,7 +358,7 @@ def check_published_schema(step: Step, tool: ToolSignature, findings: Findings) 
             label="does not fit the tool's schema", help=problem.help,
             data={"step": step.index, "position": step.position, "tool": tool.name,
                   "key": problem.key, "pointer": problem.pointer, "actual": problem.actual},
-            severity=Severity.WARNING if problem.warning else None))
+            severity=problem.severity))
 
 
 def _bridging_tools(output: Param, param: Param, toolset: Toolset) -> list[ToolSignature]:
