@@ -17,7 +17,9 @@ syntax         spelling                                names
 =============  ======================================  =========================================
 
 A string that merely looks like a reference (``"<output of step 2>"``, ``"result of call 1"``)
-is a *placeholder*: the frontend keeps it as a literal and warns (``PC209``).
+is a *placeholder*: the frontend keeps it as a literal and warns (``PC209``). With no syntax
+allowed (``--reference-syntax none``, a guard over a pool that declares none) every string
+is text, placeholders too.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def parse(text: str, allowed: Iterable[str] = SYNTAXES) -> RefMatch | Placeholde
         found = _dora(text)
         if found is not None:
             return found
-    if _PLACEHOLDER.match(text):
+    if allowed and _PLACEHOLDER.match(text):  # (with no syntax, every string is text)
         return Placeholder(text)
     return None
 

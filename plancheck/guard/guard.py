@@ -411,7 +411,7 @@ class Guard:
                            named: str, call_id: str, tool: ToolSignature) -> Diagnostic:
         if problem.code == "PC202":
             return self._unknown_argument(named, call_id, tool, problem.key, problem.message,
-                                          Severity.WARNING if problem.warning else None)
+                                          problem.severity)
         source = next((where for pointer, where in resolution.substituted.items()
                        if problem.pointer == pointer or problem.pointer.startswith(pointer + "/")),
                       None)
@@ -421,7 +421,7 @@ class Guard:
                               key=problem.key, actual=problem.actual)
         return self._diag(problem.code, f"{named}: {problem.message}", problem.pointer, call_id,
                           tool.name, key=problem.key, actual=problem.actual,
-                          help=list(problem.help))
+                          help=list(problem.help), severity=problem.severity)
 
     def _inferred_types(self, call: PolicyCall, call_id: str,
                         tool: ToolSignature) -> list[Diagnostic]:
@@ -455,7 +455,7 @@ class Guard:
               severity: Severity | None = None, **data: Any) -> Diagnostic:
         from plancheck.diagnostics.codes import CODES
 
-        base = severity or CODES[code].severity
+        base = severity if severity is not None else CODES[code].severity
         fields: dict[str, Any] = {"call_id": call_id, "tool": tool}
         if key is not None:
             fields["key"] = key

@@ -248,10 +248,10 @@ def schema_problem(value: Any, schema: Any, where: str = "") -> str | None:
     problem = _type_problem(value, schema, label)
     if problem:
         return problem
-    if "const" in schema and not _same(value, schema["const"]):
+    if "const" in schema and not json_equal(value, schema["const"]):
         return f"{label} must be {json.dumps(schema['const'])}"
     options = schema.get("enum")
-    if isinstance(options, list) and not any(_same(value, o) for o in options):
+    if isinstance(options, list) and not any(json_equal(value, o) for o in options):
         listed = ", ".join(json.dumps(o, ensure_ascii=False) for o in options[:8])
         if len(options) > 8:  # a long enum must not read as a complete list of eight
             listed += f", ... ({len(options) - 8:,} more)"
@@ -277,7 +277,7 @@ def schema_problem(value: Any, schema: Any, where: str = "") -> str | None:
     return problem
 
 
-def _same(a: Any, b: Any) -> bool:
+def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: ``1 == 1.0`` but ``true != 1``."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
@@ -407,7 +407,7 @@ def passes_as_default(value: Any, param: Param) -> bool:
     if not isinstance(param, SchemaParam) or '"default"' not in param.schema_text:
         return False
     schema = param.schema
-    return "default" in schema and _same(value, schema["default"])
+    return "default" in schema and json_equal(value, schema["default"])
 
 
 def schema_literal_diagnostic(step: Step, literal: Literal, param: Param, tool: ToolSignature

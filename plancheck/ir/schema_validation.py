@@ -205,6 +205,10 @@ def _mapped(error: Any) -> SchemaError:
     elif kind_name == "AdditionalProperties":
         names = tuple(str(n) for n in kind.unexpected)
         keyword = "additionalProperties"
+    elif kind_name in _BOUNDED:
+        details = kind.as_dict()
+        bound = details.get("limit", details.get("multiple_of", details.get("pattern")))
+        expected = (_shown(bound) if kind_name != "Pattern" else str(bound),)
     elif kind_name == "Enum":
         expected = tuple(_shown(o) for o in kind.options)
     elif kind_name == "Constant":
@@ -214,6 +218,12 @@ def _mapped(error: Any) -> SchemaError:
         expected = tuple(str(t) for t in (types if isinstance(types, (list, tuple)) else [types]))
         keyword = "type"
     return SchemaError(pointer, keyword, str(error.message), names, expected, kind_name)
+
+
+# The failures whose bound (a limit, a divisor, a pattern) the wording names.
+_BOUNDED = frozenset({"Minimum", "Maximum", "ExclusiveMinimum", "ExclusiveMaximum", "MinLength",
+                      "MaxLength", "MinItems", "MaxItems", "MinProperties", "MaxProperties",
+                      "MultipleOf", "Pattern"})
 
 
 def _shown(value: Any) -> str:

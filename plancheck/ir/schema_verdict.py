@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
+from plancheck.diagnostics.severity import Severity
 from plancheck.ir.nodes import ToolSignature
-from plancheck.ir.schema_types import json_shown, numeric_string
+from plancheck.ir.schema_types import json_equal, json_shown, numeric_string
 from plancheck.ir.schema_validation import SchemaError, schema_errors, tool_schema_text, value_at
 from plancheck.records import FrozenRecord
 
@@ -39,11 +41,11 @@ class ArgumentProblem(FrozenRecord):
     `edits[0].newText```); ``key`` is the top-level argument it is in."""
 
     __slots__ = _fields = ("code", "pointer", "message", "key", "actual", "names", "help",
-                           "keyword", "warning")
+                           "keyword", "severity")
 
     def __init__(self, code: str, pointer: str, message: str, key: str, actual: Any,
                  names: tuple[str, ...] = (), help: tuple[str, ...] = (),
-                 keyword: str = "", warning: bool = False) -> None:
+                 keyword: str = "", severity: Severity | None = None) -> None:
         self.code = code
         self.pointer = pointer
         self.message = message
@@ -52,7 +54,9 @@ class ArgumentProblem(FrozenRecord):
         self.names = names
         self.help = help
         self.keyword = keyword
-        self.warning = warning  # plancheck's own finding, which the schema does not make
+        # None: the code's own; a warning for what the schema admits (an undeclared name), a
+        # note for the "not given" spellings it refuses (profiles may raise either)
+        self.severity = severity
 
 
 def place_of(pointer: str) -> str:
@@ -95,7 +99,8 @@ def _undeclared(arguments: dict[str, Any], tool: ToolSignature,
     reported = {p.key for p in problems if p.code == "PC202"}
     return [ArgumentProblem("PC202", f"/{_escape(name)}", f"`{tool.name}` declares no argument "
                             f"`{name}` (its schema admits it, so it may run)", name,
-                            arguments[name], (name,), keyword="properties", warning=True)
+                            arguments[name], (name,), keyword="properties",
+                            severity=Severity.WARNING)
             for name in arguments if name not in tool.input_name_set and name not in reported]
 
 
@@ -145,8 +150,35 @@ def _problems(error: SchemaError, arguments: Any, tool: ToolSignature) -> list[A
             return [ArgumentProblem("PC305", pointer, f"{place} takes {wanted}, written here "
                                     f"as the string {_cut_text(json.dumps(actual))}", top, actual,
                                     help=(f"write it as the number {number}",), keyword="type")]
-    return [ArgumentProblem("PC302", pointer, f"{place} {_wording(error, actual)}", top, actual,
+    words = _wording(error, actual)
+    if pointer.count("/") == 1 and _not_given(actual, top, tool):
+        # null for an optional argument, or the declared default: how generated code and
+        # BFCL's answers spell "not given". The schema refuses it (so the guard profile
+        # does); by default it is a note
+        return [ArgumentProblem("PC302", pointer, f"{place} {words} (it reads as \"not given\":"
+                                f" leave `{top}` out instead)", top, actual, error.names,
+                                keyword=error.keyword, severity=Severity.INFO)]
+    return [ArgumentProblem("PC302", pointer, f"{place} {words}", top, actual,
                             error.names, keyword=error.keyword)]
+
+
+def _not_given(value: Any, name: str, tool: ToolSignature) -> bool:
+    if value is None:
+        return name not in tool.required_input_names and tool.input(name) is not None
+    defaults = _defaults(tool.input_schema) if tool.input_schema is not None else {}
+    return name in defaults and json_equal(value, defaults[name])
+
+
+@lru_cache(maxsize=1024)
+def _defaults(schema_text: str) -> dict[str, Any]:
+    """The ``default`` each top-level property of a schema declares."""
+    schema = json.loads(schema_text)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return {}
+    return {name: p["default"] for name, p in properties.items()
+            if isinstance(p, dict) and "default" in p}
+
 
 
 def _wording(error: SchemaError, actual: Any) -> str:
@@ -165,6 +197,18 @@ def _wording(error: SchemaError, actual: Any) -> str:
         return f"must be one of {listed}, found {shown}"
     if kind == "Constant":
         return f"must be {error.expected[0]}, found {shown}"
+    bound = error.expected[0] if error.expected else ""
+    if kind in _BOUND_WORDS:
+        words, what = _BOUND_WORDS[kind]
+        count = f", found {len(actual):,}" if what and isinstance(actual, str | list | dict) \
+            else f", found {shown}"
+        return f"must {words} {bound}{what}{count}"
+    if kind == "Pattern":
+        return f"must match the pattern /{bound}/, found {shown}"
+    if kind == "MultipleOf":
+        return f"must be a multiple of {bound}, found {shown}"
+    if kind == "UniqueItems":
+        return "must not hold the same item twice"
     if kind in ("AnyOf", "OneOfNotValid"):
         return f"matches none of the forms its schema allows (`{error.keyword}`), found {shown}"
     if kind == "OneOfMultipleValid":
@@ -176,6 +220,16 @@ def _wording(error: SchemaError, actual: Any) -> str:
     if kind == "UnevaluatedProperties":
         return f"has members its schema does not allow (`unevaluatedProperties`): {_cut(error)}"
     return f"breaks `{error.keyword}`: {_cut(error)}"
+
+
+# What a bound says, and what it counts (nothing: the value itself).
+_BOUND_WORDS = {"Minimum": ("be at least", ""), "Maximum": ("be at most", ""),
+                "ExclusiveMinimum": ("be more than", ""), "ExclusiveMaximum": ("be less than", ""),
+                "MinLength": ("have at least", " characters"),
+                "MaxLength": ("have at most", " characters"),
+                "MinItems": ("have at least", " items"), "MaxItems": ("have at most", " items"),
+                "MinProperties": ("have at least", " members"),
+                "MaxProperties": ("have at most", " members")}
 
 
 def _cut(error: SchemaError) -> str:

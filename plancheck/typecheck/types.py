@@ -19,7 +19,6 @@ from functools import lru_cache
 
 from plancheck.diagnostics.findings import Findings
 from plancheck.diagnostics.model import Diagnostic, Suggestion, make
-from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.lattice import Compat, TypeLattice
 from plancheck.ir.nodes import Argument, Literal, Param, Reference, Step, Toolset, ToolSignature
@@ -67,7 +66,7 @@ def check_step_types(
     if nested:
         _check_nested(step, tool, nested, tools, facts, toolset, findings)
     if tool.input_schema is not None:
-        check_published_schema(step, tool, findings)
+        check_published_schema(step, tool, lattice, findings)
     for argument in step.args:
         param = tool.input(argument.name)
         if param is None:
@@ -257,7 +256,8 @@ def _check_literal(
     lattice: TypeLattice,
 ) -> Diagnostic | None:
     value = literal.value
-    if tool.input_schema is not None and not isinstance(value, str):
+    if tool.input_schema is not None and not isinstance(value, str) and \
+            not _typed_path(param, lattice):
         return None  # the published schema decided (check_published_schema)
     if param.schema_text is not None and tool.input_schema is None:
         from plancheck.ir.schema_types import schema_literal_diagnostic
@@ -324,7 +324,14 @@ def extension_problem(value: str, expected: str, lattice: TypeLattice) -> str | 
             f"`{extension}` file")
 
 
-def check_published_schema(step: Step, tool: ToolSignature, findings: Findings) -> None:
+def _typed_path(param: Param, lattice: TypeLattice) -> bool:
+    """Whether ``param`` takes a path to one of the pool's own types (``HighResImage``), not
+    a JSON kind: a value that is no string is then said as the built-in pool says it."""
+    return param.type != VALUE and declared_kind(param.type, lattice.decls) is None
+
+
+def check_published_schema(step: Step, tool: ToolSignature, lattice: TypeLattice,
+                           findings: Findings) -> None:
     """The verdict of the schema ``tool``'s pool publishes on the step's arguments, whole
     (:func:`~plancheck.ir.schema_verdict.argument_problems`, as the guard gives it); a
     reference's place is not judged. What the name checks report from the same schema (an
@@ -352,6 +359,10 @@ def check_published_schema(step: Step, tool: ToolSignature, findings: Findings) 
                 (problem.code == "PC203" and problem.key in tool.required_input_names):
             continue  # the name checks report it (typecheck.names)
         owner = by_name.get(problem.key)
+        param = tool.input(problem.key)
+        if problem.keyword == "type" and problem.pointer.count("/") == 1 and \
+                param is not None and _typed_path(param, lattice):
+            continue  # a path to a pool type: _check_literal says it as the DSL pool does
         span = step.tool_span or step.span if owner is None else (
             owner.value.span if isinstance(owner.value, Literal) else owner.span)
         findings.add(make(
@@ -359,7 +370,7 @@ def check_published_schema(step: Step, tool: ToolSignature, findings: Findings) 
             label="does not fit the tool's schema", help=problem.help,
             data={"step": step.index, "position": step.position, "tool": tool.name,
                   "key": problem.key, "pointer": problem.pointer, "actual": problem.actual},
-            severity=Severity.WARNING if problem.warning else None))
+            severity=problem.severity))
 
 
 def _bridging_tools(output: Param, param: Param, toolset: Toolset) -> list[ToolSignature]:

@@ -426,6 +426,7 @@ def test_cli_check_agrees_under_an_exported_pool(tmp_path: Path,
 
 
 def test_literals_are_checked_against_parameter_schemas(tmp_path: Path) -> None:
+    """The tool's published schema decides, whole (issue 31: each message names the path)."""
     pool = write(tmp_path / "pool.json", MCP_POOL)
     toolset, _ = load_toolset(pool)
 
@@ -441,18 +442,19 @@ def test_literals_are_checked_against_parameter_schemas(tmp_path: Path) -> None:
     assert literal_problems(bands=[1, 2, 3], mode="fast", tile=None, verbose=False) == []
     assert literal_problems(tile=4.0) == []  # an integral number is an integer
     assert literal_problems(threshold=1.5) == [
-        "step 0 `seg.flood`: `threshold` must be at most 1, found 1.5"]
+        "step 0 `seg.flood`: argument `threshold` must be at most 1, found number 1.5"]
     assert literal_problems(threshold="0.5") == []  # a number in a string: PC305, info
     assert literal_problems(threshold="half") == [
-        'step 0 `seg.flood`: `threshold` must be a number, found string "half"']
+        'step 0 `seg.flood`: argument `threshold` must be a number, found string "half"']
     assert literal_problems(mode="slow") == [
-        'step 0 `seg.flood`: `mode` must be one of "fast", "accurate"']
+        'step 0 `seg.flood`: argument `mode` must be one of "fast", "accurate", found string '
+        '"slow"']
     assert literal_problems(bands=[1, 2]) == [
-        "step 0 `seg.flood`: `bands` must have at least 3 items, found 2"]
+        "step 0 `seg.flood`: argument `bands` must have at least 3 items, found 2"]
     assert literal_problems(bands=[1, 2, "x"]) == [
-        'step 0 `seg.flood`: `bands`[2] must be an integer, found string "x"']
+        'step 0 `seg.flood`: argument `bands[2]` must be an integer, found string "x"']
     assert literal_problems(verbose=1) == [
-        "step 0 `seg.flood`: `verbose` must be a boolean, found integer 1"]
+        "step 0 `seg.flood`: argument `verbose` must be a boolean, found integer 1"]
 
 
 def test_toolset_cli_show_and_lint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -240,3 +240,27 @@ def test_a_policy_judges_the_substituted_value_not_the_template() -> None:
     allowed = guard.propose(call("write_file", {"path": "{{steps.0.output.q}}", "content": "x"}))
     assert allowed.allowed and allowed.arguments == {"path": "notes.txt", "content": "x"}
     assert [f["kind"] for f in allowed.flows] == ["explicit"]
+
+
+def test_each_keyword_is_worded_with_the_path_of_its_value() -> None:
+    pool = one_tool({"type": "object", "properties": {"o": {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1}, "s": {"maxLength": 2},
+        "p": {"pattern": "^a"}, "e": {"enum": ["x", "y"]}}}}})
+    verdict = plancheck.Guard(pool).propose(call("t", {"o": {"n": 0, "s": "abc", "p": "b",
+                                                              "e": "z"}}))
+    lines = verdict.feedback.splitlines()
+    for words in ("argument `o.n` must be at least 1, found integer 0",
+                  "argument `o.s` must have at most 2 characters, found 3",
+                  "argument `o.p` must match the pattern /^a/, found string \"b\"",
+                  "argument `o.e` must be one of \"x\", \"y\", found string \"z\""):
+        assert any(words in line for line in lines), (words, lines)
+
+
+def test_null_for_an_optional_argument_is_refused_by_the_guard_a_note_by_default() -> None:
+    arguments = {"path": "a", "head": None}  # head: {"type": "number"}, optional
+    refused = plancheck.Guard(POOL).propose(call("read_text_file", arguments))
+    assert not refused.allowed and codes(refused) == ["PC302"]
+    assert 'it reads as "not given": leave `head` out instead' in refused.feedback
+    noted = plancheck.Guard(POOL, profile="default").propose(call("read_text_file", arguments))
+    assert noted.allowed
+    assert [d.severity for d in noted.diagnostics] == [plancheck.Severity.INFO]

@@ -124,3 +124,22 @@ def test_the_guard_check_check_trajectory_and_the_cli_say_the_same(
             if not guard == checked == trajectory == cli:
                 differences.append((profile, name, arguments, guard, checked, trajectory, cli))
     assert differences == [], differences[:5]
+
+
+@pytest.mark.parametrize("text", ["$HOME$", "API_call_0", "<output of step 2> shows up in logs",
+                                  "{{steps.0.output.dir}}", "mask from trajectory[0].obs"])
+def test_text_is_text_to_the_guard_and_to_check_without_a_syntax(
+        text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A foreign pool declares no reference syntax: the guard reads every string as text, as
+    ``plancheck check --reference-syntax none`` does (placeholders included); check's default
+    (``auto``) detects the syntax a corpus writes, docs/guard.md."""
+    pool_path = REAL / "mcp" / "server-filesystem.json"
+    toolset = plancheck.load_toolset(pool_path)
+    arguments = {"path": "notes.md", "content": text}
+    guard = _guard_codes(toolset, "guard", "write_file", arguments)
+    path = tmp_path / "call.json"
+    path.write_text(json.dumps(_messages("write_file", arguments)), encoding="utf-8")
+    main(["check", str(path), "--tools", str(pool_path), "--profile", "guard",
+          "--reference-syntax", "none", "--format", "json"])
+    printed = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert guard == sorted((d["code"], d["severity"]) for d in printed) == []
