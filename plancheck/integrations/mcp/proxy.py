@@ -375,7 +375,7 @@ class McpProxy:
         elif isinstance(message, list):
             self._say("the MCP server sent a JSON-RPC batch; it was dropped")
             return
-        self._to_client(line if line.endswith(b"\n") else line + b"\n")
+        self._to_client(line)
 
     def _server_response(self, message: dict[str, Any], line: bytes) -> None:
         key = id_key(message["id"])
