@@ -1,6 +1,6 @@
 """What ``plancheck mcp-proxy`` adds to a ``tools/call`` round trip, side by side with direct.
 
-    python bench/bench_mcp_proxy.py [--calls 200] [--sizes 1,4,8] [--policy]
+    python bench/bench_mcp_proxy.py [--calls 200] [--sizes 1,4,8] [--policy] [--fastmcp]
 
 A byte-level client (one JSON-RPC line out, its answer back) calls the test server
 (``tests/support/mcp_notes_server.py``, the MCP SDK's MCPServer over stdio) directly and
@@ -9,6 +9,8 @@ calls, then a few with a ``text`` argument of each size in ``--sizes`` (MB). Pri
 wall time of a round trip each way, the added time and the ratio, the proxy's CPU time per
 call, and the proxy's peak memory (VmHWM) against the issue's bound (2x the largest message +
 80 MB). Targets (issue 32): at most +1 ms a small call, at most 1.3x direct with 1-8 MB.
+``--fastmcp`` measures, in place of ``plancheck mcp-proxy``, FastMCP's ``create_proxy`` over
+stdio with plancheck's ``GuardMiddleware`` (what ``--url``/``--transport http|sse`` run).
 """
 
 from __future__ import annotations
@@ -26,6 +28,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = [sys.executable, str(ROOT / "tests" / "support" / "mcp_notes_server.py")]
+FASTMCP_PROXY = """
+import os, sys
+from fastmcp.client.transports import StdioTransport
+from fastmcp.server import create_proxy
+from plancheck.integrations.mcp.fastmcp_guard import GuardMiddleware
+proxy = create_proxy(StdioTransport(sys.argv[1], sys.argv[2:], env=dict(os.environ)))
+proxy.add_middleware(GuardMiddleware(policies=os.environ.get("BENCH_POLICY")))
+proxy.run(show_banner=False)
+"""
 
 
 class Peer:
@@ -89,6 +100,8 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--large-calls", type=int, default=5)
     parser.add_argument("--sizes", default="1,4,8", help="MB, comma-separated")
+    parser.add_argument("--fastmcp", action="store_true",
+                        help="FastMCP's proxy with GuardMiddleware instead of mcp-proxy")
     parser.add_argument("--policy", action="store_true",
                         help="guard with a policy too (provenance on every call)")
     args = parser.parse_args()
@@ -98,8 +111,10 @@ def main() -> int:
         policy.write_text('policy p "x" {\n  forbid flow from read_note to write_note.name\n}\n',
                           encoding="utf-8")
         options = ["--policy", str(policy)]
+        os.environ["BENCH_POLICY"] = str(policy)
     direct = Peer(SERVER)
-    proxied = Peer([sys.executable, "-m", "plancheck", "mcp-proxy", *options, "--", *SERVER])
+    proxied = Peer([sys.executable, "-c", FASTMCP_PROXY, *SERVER] if args.fastmcp else
+                   [sys.executable, "-m", "plancheck", "mcp-proxy", *options, "--", *SERVER])
     for peer in (direct, proxied):
         peer.start()
         peer.ask("tools/call", {"name": "write_note", "arguments": {"name": "w", "text": "w"}})
@@ -126,7 +141,8 @@ def main() -> int:
     peak = proxied.peak_mb()
     direct.close()
     proxied.close()
-    print(f"plancheck mcp-proxy{' --policy' if args.policy else ''} vs direct "
+    name = "FastMCP create_proxy + GuardMiddleware" if args.fastmcp else "plancheck mcp-proxy"
+    print(f"{name}{' --policy' if args.policy else ''} vs direct "
           f"(median wall time of a tools/call round trip, interleaved):")
     for label, d, p, cpu in rows:
         dm, pm = statistics.median(d) * 1e3, statistics.median(p) * 1e3

@@ -11,6 +11,7 @@ could not read).
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +160,42 @@ def test_a_duplicate_pending_id_is_refused(tmp_path: Path) -> None:
         client.close()
     answers = [m for m in client.seen if m.get("id") == "init"]
     assert len(answers) == 2 and sum("error" in m for m in answers) == 1
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    kind = rng.randrange(8 if depth < 4 else 5)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.choice([0, -1, 2**70, -(2**63), rng.randrange(-10**6, 10**6)])
+    if kind == 2:
+        return rng.choice([0.1, -2.5e-300, 1e300, 3.0, rng.random()])
+    if kind in (3, 4):
+        alphabet = "ab \r\n\t\"\\/\u00e9\u2028\u2029\x85\x00\x1f\ud800\udfff\U0001f600<{$"
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+    if kind == 5:
+        return [_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {_value(rng, 9) if rng.random() < 0.5 else f"k{i}": _value(rng, depth + 1)
+            for i in range(rng.randrange(4))} if kind == 6 else {"k": _value(rng, depth + 1)}
+
+
+def test_every_value_arrives_as_the_guard_read_it(tmp_path: Path) -> None:
+    """200 seeded random JSON values (control characters, lone surrogates, U+2028, NEL,
+    integers past 64 bits, extreme floats, nesting) sent through the proxy as an argument:
+    the server reads each exactly as the proxy did. (The guard refuses a string holding a
+    lone surrogate, which JSON text cannot carry: those never run.)"""
+    log = tmp_path / "raw.jsonl"
+    rng = random.Random(32)
+    values = [_value(rng) for _ in range(200)]
+    with RawClient(proxy_command(), env={"RAW_LOG": str(log)}) as client:
+        client.start()
+        for index, value in enumerate(values):
+            client.send(call(index, "write_file", {"path": "p", "content": value}))
+        replies = [client.reply(index) for index in range(len(values))]
+        client.close()
+    refused = {i for i, reply in enumerate(replies) if reply["result"].get("isError")}
+    assert all("lone surrogate" in json.dumps(replies[i]) for i in refused)
+    assert len(refused) < 60
+    arrived = [e["arguments"]["content"] for e in raw_log(log) if e.get("ran") == "write_file"]
+    assert arrived == [json.loads(json.dumps(v)) for i, v in enumerate(values)
+                       if i not in refused]

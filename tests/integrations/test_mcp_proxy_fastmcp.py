@@ -140,11 +140,13 @@ def test_served_over_http_and_sse(tmp_path: Path, transport: str, path: str) -> 
     _check(results, log)
 
 
-def test_in_front_of_a_server_over_http(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
+def test_in_front_of_a_server_over_http_and_sse(tmp_path: Path, transport: str,
+                                                path: str) -> None:
     log = tmp_path / "calls.jsonl"
     port = _free_port()
-    with _serving([*NOTES, "http", str(port)], port, {"NOTES_CALL_LOG": str(log)}), \
-            RawClient(proxy_command("--url", f"http://127.0.0.1:{port}/mcp", "--policy",
+    with _serving([*NOTES, transport, str(port)], port, {"NOTES_CALL_LOG": str(log)}), \
+            RawClient(proxy_command("--url", f"http://127.0.0.1:{port}{path}", "--policy",
                                     _policy(tmp_path), server=[])) as client:
         client.start()
         client.send(call(1, "read_note", {"name": "a"}))

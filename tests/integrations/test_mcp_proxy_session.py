@@ -209,3 +209,18 @@ def test_a_bad_size_limit_is_a_usage_error() -> None:
     with RawClient(proxy_command("--max-message-size", "0")) as client:
         code = client.process.wait(timeout=30)
     assert code == 2 and "positive integer" in client.stderr.decode()
+
+
+def test_a_large_call_being_checked_does_not_hold_up_other_messages(tmp_path: Path) -> None:
+    """A ping sent after a 4 MB call is forwarded while the call is still being judged, so
+    its answer comes first (issue 32: a ping waited 0.7 s behind an 8 MB call)."""
+    with RawClient(proxy_command()) as client:
+        client.start()
+        client.send(call(0, "read_secret"))  # (the pool is read)
+        client.reply(0)
+        client.send(call(1, "write_file", {"path": "/tmp/x", "content": "x" * (4 << 20)}))
+        client.send({"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+        client.reply(1, timeout=60)
+        client.close()
+    order = [m.get("id") for m in client.seen if m.get("id") in (1, "ping")]
+    assert order == ["ping", 1]

@@ -4,8 +4,8 @@ The proxy starts the real server and relays MCP's stdio transport both ways. Eve
 from the client is read once, strictly (:mod:`.wire`, :mod:`.messages`), and what the server
 gets is that message encoded again, so nothing reaches it that the guard did not read; a line
 that is not one JSON-RPC message is answered with an error and goes no further. A
-``tools/call`` request is put to a :class:`plancheck.Guard` (on a thread of its own, in order,
-so a large call does not hold up other messages): an allowed call goes on to the server with
+``tools/call`` request is put to a :class:`plancheck.Guard`, in order (a large one on a thread
+of its own, so it does not hold up other messages): an allowed call goes on to the server with
 the arguments the guard judged and its result is recorded; a refused call never reaches the
 server and is answered at once with a tool result whose ``isError`` is true and whose text is
 the guard's feedback, which the model reads and repairs from.
@@ -46,6 +46,7 @@ __all__ = ["DEFAULT_MAX_MESSAGE", "DEFAULT_MAX_PAGES", "McpProxy"]
 
 DEFAULT_MAX_MESSAGE: Final = 64 << 20
 DEFAULT_MAX_PAGES: Final = 100
+_JUDGED_AT_ONCE: Final = 64 << 10  # bytes: larger calls are judged on their own thread
 _GRACE_S: Final = 2.0  # between closing the server's input, SIGTERM and SIGKILL
 _FORWARDED_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
@@ -93,6 +94,7 @@ class McpProxy:
         self._guard_lock = threading.Lock()
         self._stale = True  # the pool is to be read before the next call
         self._judging: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
+        self._queued = 0  # calls put on the queue and not yet judged
         self._server: ServerProcess | None = None
         self._gone: str | None = None  # why the server can take no more requests
         self._failure: str | None = None  # a failure of the server that makes the exit 2
@@ -176,12 +178,13 @@ class McpProxy:
             except wire.ParseFailure as why:
                 self._to_client(error_reply(None, messages.PARSE_ERROR, str(why)))
                 continue
+            size = len(line)
             del line  # (only the parsed message is held from here on)
-            self._client_message(message)
+            self._client_message(message, size)
         self._client_open = False
         self._judging.put(None)  # the calls already sent are still judged, then the end
 
-    def _client_message(self, message: Any) -> None:
+    def _client_message(self, message: Any, size: int) -> None:
         read = messages.read(message, self.own_prefix)
         if read.kind == Kind.REFUSED:
             if read.reply is not None:
@@ -202,7 +205,7 @@ class McpProxy:
                 self._to_client(error_reply(message["id"], messages.INTERNAL_ERROR,
                                             self._gone))
             elif method == "tools/call":
-                self._judging.put((message, key))
+                self._judge_call(message, key, size)
             else:
                 self._to_server(wire.encode(message))
             return
@@ -215,24 +218,42 @@ class McpProxy:
 
     # ----------------------------------------------------------------------- judging calls
 
+    def _judge_call(self, message: dict[str, Any], key: str, size: int) -> None:
+        """A small call, when no other is being judged and the pool is read, is judged at
+        once (a hand-over to the judging thread costs more than judging it); any other waits
+        its turn on that thread, so other messages go on meanwhile."""
+        with self._lock:
+            at_once = size <= _JUDGED_AT_ONCE and self._queued == 0 and \
+                self._guard is not None and (self.pool_known or not self._stale)
+            if not at_once:
+                self._queued += 1
+        if at_once:
+            self._judge_one(message, key)
+        else:
+            self._judging.put((message, key))
+
     def _judge_calls(self) -> None:
         while (item := self._judging.get()) is not None:
-            message, key = item
+            self._judge_one(*item)
             with self._lock:
-                if key not in self._pending:
-                    continue  # answered already (the server has gone)
-                if key in self._cancelled:  # never sent: the server has nothing to cancel
-                    self._cancelled.discard(key)
-                    del self._pending[key]
-                    continue
-            try:
-                self._judge(message, key)
-            except Exception as error:  # never a lost request, whatever failed
-                self._answer(key, wire.encode(protocol.tool_error(
-                    message, f"plancheck failed on this call, so it was not run "
-                             f"({type(error).__name__}: {error}); please report it")))
+                self._queued -= 1
         self._close_server_input()  # the client has closed: so does the server's input
         self._begin_ending()
+
+    def _judge_one(self, message: dict[str, Any], key: str) -> None:
+        with self._lock:
+            if key not in self._pending:
+                return  # answered already (the server has gone)
+            if key in self._cancelled:  # never sent: the server has nothing to cancel
+                self._cancelled.discard(key)
+                del self._pending[key]
+                return
+        try:
+            self._judge(message, key)
+        except Exception as error:  # never a lost request, whatever failed
+            self._answer(key, wire.encode(protocol.tool_error(
+                message, f"plancheck failed on this call, so it was not run "
+                         f"({type(error).__name__}: {error}); please report it")))
 
     def _judge(self, message: dict[str, Any], key: str) -> None:
         guard, problem = self._current_guard(message)
@@ -354,7 +375,7 @@ class McpProxy:
         elif isinstance(message, list):
             self._say("the MCP server sent a JSON-RPC batch; it was dropped")
             return
-        self._to_client(line if line.endswith(b"\n") else line + b"\n")
+        self._to_client(line)
 
     def _server_response(self, message: dict[str, Any], line: bytes) -> None:
         key = id_key(message["id"])

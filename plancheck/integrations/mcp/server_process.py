@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 
+from plancheck.integrations.mcp.wire import widen_pipe
+
 __all__ = ["ServerProcess"]
 
 
@@ -20,6 +22,7 @@ class ServerProcess:
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self.stdin = self.popen.stdin
         self.stdout = self.popen.stdout
+        widen_pipe(self.stdin.fileno())  # (its stdout is widened by the proxy's reader)
         self._escalated: set[int] = set()
 
     @property

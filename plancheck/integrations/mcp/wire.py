@@ -17,18 +17,21 @@ skipped without being held.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 from typing import Any, Final
 
 import msgspec
 
-__all__ = ["EOF", "LineReader", "ParseFailure", "encode", "parse", "write_all"]
+__all__ = ["EOF", "LineReader", "ParseFailure", "encode", "parse", "widen_pipe", "write_all"]
 
 EOF: Final = b""
 
 
 _CHUNK = 1 << 16
+_LARGE_CHUNK = _PIPE_SIZE = 1 << 20
 _fast_decode: Final = msgspec.json.Decoder().decode
 _fast_encode: Final = msgspec.json.Encoder().encode
 
@@ -45,9 +48,11 @@ class LineReader:
         self.fd = fd
         self.limit = limit
         self._buffer = bytearray()
+        widen_pipe(fd)
 
     def _fill(self) -> bool:
-        chunk = os.read(self.fd, _CHUNK)
+        # (a read allocates what it asks for: 1 MiB only once a large line is coming)
+        chunk = os.read(self.fd, _LARGE_CHUNK if len(self._buffer) >= _CHUNK else _CHUNK)
         self._buffer += chunk
         return bool(chunk)
 
@@ -59,8 +64,9 @@ class LineReader:
         while True:
             end = self._buffer.find(b"\n", searched)
             if end >= 0 and end <= self.limit:
-                line = bytes(self._buffer[:end + 1])
-                del self._buffer[:end + 1]
+                with memoryview(self._buffer) as view:
+                    line = bytes(view[:end + 1])  # (one copy, and the buffer let go of)
+                    self._buffer = bytearray(view[end + 1:])
                 return line
             if end > self.limit or len(self._buffer) > self.limit:
                 return None
@@ -82,11 +88,22 @@ class LineReader:
                 return
 
 
+def widen_pipe(fd: int) -> None:
+    """A pipe of 1 MiB rather than 64 KiB where Linux allows it: a large message then crosses
+    in 16 times fewer wake-ups of the reader (a proxy reads a message whole before it sends it
+    on, so these add up)."""
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+
+
 def write_all(fd: int, data: bytes) -> None:
-    """All of ``data`` to ``fd`` (OSError when it is closed)."""
+    """All of ``data`` to ``fd``, as a line (its ``\\n`` added when missing); OSError when
+    ``fd`` is closed."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+    if not data.endswith(b"\n"):
+        os.write(fd, b"\n")
 
 
 def _no_constant(name: str) -> Any:
@@ -124,12 +141,13 @@ def parse(line: bytes) -> Any:
 
 
 def encode(value: Any) -> bytes:
-    """``value`` as one line of MCP's stdio transport (ASCII, compact, ``\\n``-terminated)."""
+    """``value`` as one line of MCP's stdio transport (ASCII, compact), without its ``\\n``
+    (the writer adds it: joining it here would copy a large message once more)."""
     try:
         fast = _fast_encode(value)
     except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
         fast = None  # (a lone surrogate, which json.dumps escapes)
     if fast is not None and fast.isascii():
-        return fast + b"\n"
+        return fast
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode(
-        "ascii") + b"\n"
+        "ascii")
