@@ -21,6 +21,8 @@ from plancheck.cli.common import (
     parse_codes,
     policy_option,
     print_plain,
+    stdin_filename_option,
+    stdin_name,
     toolset_option,
 )
 from plancheck.compiler.driver import CheckOptions, PlanPhase, check_paths
@@ -39,10 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "standard input")
     toolset_option(parser)
     policy_option(parser)
-    parser.add_argument("--stdin-filename", metavar="NAME", default=None,
-                        help="the name of the file standard input (-) holds: its suffix picks "
-                        "the rules it is read by (.jsonl: a batch, a record a line; .json; "
-                        ".wf), and diagnostics name it (as ruff's option)")
+    stdin_filename_option(parser)
     parser.add_argument("--no-provenance", action="store_true",
                         help="infer no flows from the tool results a transcript holds (an "
                         "argument that copies an earlier result is then no flow for policies, "
@@ -115,8 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if overwrites_an_input(args, "output", "--output"):
         return EXIT_ERROR
-    if args.stdin_filename is not None and "-" not in args.files:
-        raise UsageError("--stdin-filename names standard input; give - among the files")
+    stdin_name(args, args.files)
     config = _configuration(args)
     if config is None:
         return EXIT_ERROR

@@ -26,6 +26,22 @@ def toolset_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def stdin_filename_option(parser: argparse.ArgumentParser) -> None:
+    """``--stdin-filename NAME`` (as ruff has): the name of the file standard input holds."""
+    parser.add_argument("--stdin-filename", metavar="NAME", default=None,
+                        help="the name of the file standard input (-) holds: its suffix picks "
+                        "the rules it is read by (.jsonl: a batch, a record a line; .json; "
+                        ".wf), and diagnostics name it (as ruff's option)")
+
+
+def stdin_name(args: argparse.Namespace, files: list[str]) -> str | None:
+    """The ``--stdin-filename`` given, refused (UsageError) when no file is ``-``."""
+    name: str | None = getattr(args, "stdin_filename", None)
+    if name is not None and "-" not in files:
+        raise UsageError("--stdin-filename names standard input; give - among the files")
+    return name
+
+
 def max_size_option(parser: argparse.ArgumentParser) -> None:
     """``--max-size``: the most any file the command reads may hold (one place for all)."""
     parser.add_argument("--max-size", metavar="SIZE", default=None,

@@ -25,6 +25,8 @@ from plancheck.cli.common import (
     overwrites_an_input,
     policy_option,
     print_plain,
+    stdin_filename_option,
+    stdin_name,
     toolset_option,
 )
 from plancheck.cli.policy_verdicts import VERDICT_CODES
@@ -44,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, JSONL, DSL) or -")
     parser.add_argument("--to", choices=("python",), required=True, help="target language")
     toolset_option(parser)
+    stdin_filename_option(parser)
     parser.add_argument("-o", "--output", metavar="OUT", default=None,
                         help="write the module to this file (default: standard output)")
     parser.add_argument("--strict-json", action="store_true",
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         phases.append(verdicts.of_plan)
     reports = list(check_paths([args.file], toolset, CheckOptions(strict_json=args.strict_json),
-                               phases))
+                               phases, stdin_name=stdin_name(args, [args.file])))
     refused = [r for r in reports if any(_blocks(d) for d in r.diagnostics)]
     if refused:
         _render(refused, [d for r in refused for d in r.diagnostics if _blocks(d)])

@@ -20,6 +20,8 @@ from plancheck.cli.common import (
     max_size_option,
     policy_option,
     print_plain,
+    stdin_filename_option,
+    stdin_name,
     toolset_option,
 )
 
@@ -36,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--in-place", action="store_true",
                         help="rewrite FILE (a JSON plan) instead of printing the repaired plan")
     toolset_option(parser)
+    stdin_filename_option(parser)
     policy_option(parser)
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
                         help="time limit of the solver in milliseconds (default: 2000)")
@@ -62,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if toolset is None:
         print_plain(problems)
         return EXIT_ERROR
-    reports = list(check_paths([args.file], toolset, CheckOptions()))
+    reports = list(check_paths([args.file], toolset, CheckOptions(),
+                               stdin_name=stdin_name(args, [args.file])))
     io_errors = [d for r in reports for d in r.diagnostics if d.code in ("PC001", "PC002", "PC006")]
     plans = [r for r in reports if r.plan is not None]
     if io_errors or not plans:

@@ -22,6 +22,8 @@ from plancheck.cli.common import (
     max_size_option,
     policy_option,
     print_plain,
+    stdin_filename_option,
+    stdin_name,
     toolset_option,
 )
 from plancheck.compiler.driver import CheckOptions, check_paths
@@ -39,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a plan (JSON, completion, DSL) or -")
     parser.add_argument("--to", choices=("dsl", "json"), required=True, help="target notation")
     toolset_option(parser)
+    stdin_filename_option(parser)
     parser.add_argument("--strict-json", action="store_true",
                         help="do not repair damaged JSON or read alias keys")
     policy_option(parser, "read the policies of FILE and refuse them (exit 2) when they "
@@ -58,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         if policies is None:
             return EXIT_ERROR
     options = CheckOptions(strict_json=args.strict_json, types=False, interpret=False)
-    reports = list(check_paths([args.file], toolset, options))
+    reports = list(check_paths([args.file], toolset, options,
+                               stdin_name=stdin_name(args, [args.file])))
     blocking = [d for r in reports for d in r.diagnostics
                 if d.severity is Severity.ERROR and d.code.startswith(_UNPRINTABLE)]
     if blocking:

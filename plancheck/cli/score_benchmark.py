@@ -97,7 +97,7 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
             resumed_from = None
         else:
             try:
-                resumed = load_state(state_path(resumed_from), settings)
+                resumed = load_state(resumed_from, settings)
             except ResumeError as error:
                 print(f"plancheck: error: cannot resume from {resumed_from}: {error}",
                       file=sys.stderr)
@@ -148,15 +148,19 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
 
     progress = ScoreProgress.for_files(args.predictions, enabled=not args.no_progress)
     tasks_scored: dict[str, dict[str, int]] = {}  # file -> task -> predictions scored
+    replaying = len(resumed)  # the first items: resumed, their lines as written then
     try:
         for item in items():
             progress.tick()
             found = judged.popleft() if verdicts is not None else []
             if writer is not None:
+                # The line first, then the state: stopped between the two, the .partial has
+                # a line the state lacks, which a resume drops (and scores its record again).
+                if item.line is not None:
+                    writer.write(item.line if replaying or verdicts is None
+                                 else with_policy(item.line, found))
                 writer.write_state(item_line(item))
-            if item.line is not None and writer is not None:
-                writer.write(with_policy(item.line, found) if verdicts is not None
-                             else item.line)
+            replaying = max(replaying - 1, 0)
             if item.scored and item.task_key is not None:
                 per_task = tasks_scored.setdefault(item.source, {})
                 per_task[item.task_key] = per_task.get(item.task_key, 0) + 1

@@ -38,46 +38,75 @@ def absolute(path: str) -> str:
 
 
 def item_line(item: ScoredItem) -> str:
-    return json.dumps([getattr(item, name) for name in _NAMES], ensure_ascii=False)
+    """The state of one item: its fields, its per-item line only as whether it has one (the
+    line itself is in the ``.partial``, in the same order)."""
+    return json.dumps([item.line is not None,
+                       *(getattr(item, name) for name in _NAMES[1:])], ensure_ascii=False)
 
 
-def _item(values: Any) -> ScoredItem:
+def _item(values: Any, line: str | None) -> ScoredItem:
     if not isinstance(values, list) or len(values) != len(_NAMES):
         raise ValueError("not a scored item")
     fields_ = dict(zip(_NAMES, values, strict=True))
+    fields_["line"] = line
     fields_["lint_codes"] = tuple(fields_["lint_codes"])
     fields_["f1"] = tuple(fields_["f1"])
     fields_["trajectory"] = tuple(tuple(pair) for pair in fields_["trajectory"])
     return ScoredItem(**fields_)
 
 
-def load_state(path: str, settings: dict[str, Any]) -> list[ScoredItem]:
-    """The items an interrupted run scored (its state file at ``path``); ResumeError when it
-    cannot be read or was written by a run with other settings."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except FileNotFoundError:
-        raise ResumeError(f"{path} is missing (it is written beside the .partial file of an "
-                          "interrupted run); nothing to resume from") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ResumeError(f"cannot read {path}: {error}") from None
-    try:
-        first = json.loads(lines[0]) if lines else None
-    except ValueError:
-        first = None
-    if not isinstance(first, dict) or first.get("plancheck_resume") != _VERSION:
+def load_state(partial: str, settings: dict[str, Any]) -> list[ScoredItem]:
+    """The items an interrupted run scored (from the state beside ``partial``, with their
+    lines from ``partial``, as written); ResumeError when they cannot be read or were scored
+    under other settings. An item whose line the ``.partial`` lacks ends the list (its
+    record is scored again)."""
+    from plancheck.scoring.per_item_writer import state_path
+
+    path = state_path(partial)
+    lines = _lines(path, "it is written beside the .partial file of an interrupted run")
+    written = _lines(partial, "")
+    if _header(lines[0] if lines else "") is None:
         raise ResumeError(f"{path} is not the state of an interrupted `plancheck score`")
-    if first.get("settings") != settings:
-        differ = sorted(key for key in {*settings, *first.get("settings", {})}
-                        if settings.get(key) != first["settings"].get(key))
+    known = _header(lines[0]) or {}
+    if known != settings:
+        differ = sorted(key for key in {*settings, *known}
+                        if settings.get(key) != known.get(key))
         raise ResumeError("the interrupted run was scored with other settings ("
                           + ", ".join(differ) + " differ); rerun it as it was, with --resume, "
                           "or score from the start without --resume")
     items = []
-    for number, line in enumerate(lines[1:], start=2):
+    next_line = iter(written)
+    for number, text in enumerate(lines[1:], start=2):
         try:
-            items.append(_item(json.loads(line)))
+            values = json.loads(text)
+            line = (next(next_line, None) if isinstance(values, list) and values
+                    and values[0] is True else None)
+            if isinstance(values, list) and values and values[0] is True and line is None:
+                break  # (stopped between its line and its state)
+            items.append(_item(values, line))
         except (ValueError, TypeError) as error:
             raise ResumeError(f"{path}: line {number} is damaged ({error})") from None
     return items
+
+
+def _lines(path: str, missing: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().splitlines()
+    except FileNotFoundError:
+        raise ResumeError(f"{path} is missing ({missing}); nothing to resume from"
+                          if missing else f"{path} is missing") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResumeError(f"cannot read {path}: {error}") from None
+
+
+def _header(text: str) -> dict[str, Any] | None:
+    """The settings a state file's first line records (None: it is no such line)."""
+    try:
+        first = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(first, dict) or first.get("plancheck_resume") != _VERSION:
+        return None
+    settings = first.get("settings")
+    return settings if isinstance(settings, dict) else {}

@@ -177,8 +177,8 @@ def test_explicit_config_file(project: Path, capsys: pytest.CaptureFixture[str])
         ('select = "PC2"\n', ["`select`", "valid list"]),
         ('format = "xml"\n', ["`format`", "must be one of text, concise"]),
         ('strict-json = "yes"\n', ["`strict-json`", "valid boolean"]),
-        ('[severity]\nPC201 = "loud"\nPC9 = "error"\n',
-         ["`severity.PC201`", "`PC9` is not a diagnostic code"]),
+        ('[severity]\nPC201 = "loud"\nPC99 = "error"\n',
+         ["`severity.PC201`", "`PC99` is not a diagnostic code"]),
         ('select = [\n', ["invalid TOML"]),
     ],
 )

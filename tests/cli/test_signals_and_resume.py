@@ -214,3 +214,23 @@ def test_score_shows_progress_on_a_terminal_only(tmp_path: Path, benchmark_path:
     assert b"scoring [" in shown and b"300/300" in shown, shown[-300:]
     piped = subprocess.run(argv, capture_output=True, env=_env(), timeout=300, check=False)
     assert piped.returncode == 0 and b"scoring [" not in piped.stderr
+
+
+def test_resume_with_a_policy_gives_the_uninterrupted_result(
+        tmp_path: Path, benchmark_path: Path, cases: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    small = tmp_path / "cases.jsonl"
+    small.write_text("".join(cases.read_text(encoding="utf-8").splitlines(keepends=True)[:30]))
+    policy = ["--policy", str(REPO / "examples" / "flood_policy.wf"), "--format", "json"]
+    per_item = tmp_path / "items.jsonl"
+    with monkeypatch.context() as patch:
+        _StopAt(patch, 12)
+        assert main([*_argv(benchmark_path, small, per_item), *policy]) == 130
+    capsys.readouterr()
+    code = main([*_argv(benchmark_path, small, per_item, "--resume"), *policy])
+    resumed = capsys.readouterr().out
+    whole = tmp_path / "whole.jsonl"
+    assert main([*_argv(benchmark_path, small, whole), *policy]) == code
+    assert per_item.read_bytes() == whole.read_bytes()
+    assert b'"policy"' in whole.read_bytes() or "policy" in resumed
+    assert resumed == capsys.readouterr().out

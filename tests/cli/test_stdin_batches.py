@@ -88,3 +88,17 @@ def test_stdin_filename_without_stdin_is_a_usage_error(
     assert main(["check", "--no-config", "--stdin-filename", "x.jsonl",
                  str(ROOT / "examples" / "flood_plan.json")]) == 2
     assert "--stdin-filename" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["fmt", "--to", "dsl"], ["fix"],
+                                     ["compile", "--to", "python"]])
+def test_every_command_reading_stdin_takes_its_name(
+        command: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    data = (ROOT / "examples" / "flood_plan.json").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    main([*command, "--no-config", "-", "--stdin-filename", "plans/flood.json"])
+    assert "plans/flood.json:" in capsys.readouterr().err
+    assert main([*command, "--no-config", str(ROOT / "examples" / "flood_plan.json"),
+                 "--stdin-filename", "x.json"]) == 2
+    assert "--stdin-filename" in capsys.readouterr().err
