@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from plancheck.compiler.refsyntax import SYNTAXES
 from plancheck.formats.plugins import Choices
 from plancheck.formats.shapes import CALL_SHAPES, call_shapes
 
 # The tool-call shapes (plancheck.compiler.callshapes reads each) and the reference syntaxes
-# (plancheck.compiler.refsyntax) that can be forced.
+# (plancheck.compiler.refsyntax, SYNTAXES: its registry's names) that can be forced.
 CALL_FORMATS = tuple(CALL_SHAPES)
-SYNTAXES = ("generated", "dora", "taskbench", "template", "label", "api-call")
-
+__all__ = ["CALL_FORMATS", "SYNTAXES", "call_format_choices", "forced", "forced_formats"]
 
 
 def call_format_choices() -> Choices:

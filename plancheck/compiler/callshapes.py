@@ -59,25 +59,23 @@ from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, 
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
-from plancheck.formats.records import PLAN_WRAPPER_KEYS as WRAPPER_KEYS
 from plancheck.formats.shapes import WHOLE_OUTPUT, FoundCall, find_calls, positional_key
+from plancheck.formats.sniff import (
+    is_call_trajectory,
+    is_dora_document,
+    is_plan_steps,
+    unwrap_trajectory,
+)
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
-from plancheck.ir.schema import (
-    FIELD_ALIASES,
-    PLAN_STEP_KEYS,
-    STEP_FIELDS,
-    json_type_name,
-)
+from plancheck.ir.schema import json_type_name
 from plancheck.records import replace
 
 if TYPE_CHECKING:
     from plancheck.compiler.units import PlanUnit
     from plancheck.diagnostics.positions import Positions
 
-# Members that make an object a DisasterBench plan step rather than a call.
-_PLAN_FIELDS = frozenset({*STEP_FIELDS, *FIELD_ALIASES, *WRAPPER_KEYS})
 
 class CallPlan(Plan):
     """A plan read from tool calls; :func:`bind_plan` finishes it against a tool pool."""
@@ -104,7 +102,7 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, trajectories
     :func:`lower_trajectory` lowers it. With a forced call format, finding no call of that
     shape is an error, not a reason to read a plan instead."""
     call_format, syntax = forced_formats()
-    if _is_plan_steps(value) and call_format is None:
+    if call_format is None and is_plan_steps(value):
         return None
     calls = find_calls(value, call_format)
     if not calls and call_format is not None:
@@ -114,7 +112,7 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, trajectories
                            data={"call_format": call_format})]
     if not calls:
         return lower_trajectory(value, root, name=name) \
-            if trajectories and _looks_like_trajectory(value) else None
+            if trajectories and is_call_trajectory(value) else None
     too_large = plan_limit([call.arguments for call in calls], root, what="calls")
     if too_large is not None:
         return None, [too_large]
@@ -136,7 +134,7 @@ def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: i
     key), read as DORA reads it (see the module's docstring), and the diagnostics reading it
     raised. ``base``: the number of the first call in references (default: 1 when the calls
     are numbered 1..K, else 0)."""
-    from plancheck.dora.trajectory import read_calls, reference_base, unwrap_trajectory
+    from plancheck.dora.trajectory import read_calls, reference_base
 
     calls, pointer = unwrap_trajectory(value)
     root = Span(root.file, pointer=(root.pointer or "") + pointer)
@@ -155,19 +153,6 @@ def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: i
     except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
         return None, [error.diagnostic(root)]
     return lowering.plan(name), lowering.diagnostics
-
-
-def _looks_like_trajectory(value: Any) -> bool:
-    from plancheck.dora.trajectory import looks_like_trajectory
-
-    return looks_like_trajectory(value)
-
-
-def _is_plan_steps(value: Any) -> bool:
-    if isinstance(value, dict):
-        value = next((value[k] for k in WRAPPER_KEYS if isinstance(value.get(k), list)), value)
-    return isinstance(value, list) and any(
-        isinstance(item, dict) and PLAN_STEP_KEYS.intersection(item) for item in value)
 
 
 @dataclass(slots=True)
@@ -257,8 +242,6 @@ class _Lowering:
         shapes DORA writes whose references are DORA's or DisasterBench's, with named
         arguments (or any arguments, under DORA's own ``trajectory`` wrapper, where the
         others are reported)."""
-        from plancheck.dora.trajectory import looks_like_trajectory, unwrap_trajectory
-
         if any(c.shape not in ("generic", "openai-chat") or c.labels for c in self.calls):
             return False
         if self.syntaxes - {"dora", "generated"} or self.placeholders:
@@ -266,7 +249,7 @@ class _Lowering:
         explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
         if self.positional and not explicit:
             return False
-        return looks_like_trajectory(value)
+        return is_call_trajectory(value)
 
     def plan(self, name: str | None) -> Plan:
         """The plan, once every call is read (a trajectory's is a plain plan: it binds no
@@ -591,9 +574,7 @@ def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
 
 
 def _is_dora(value: Any) -> bool:
-    from plancheck.dora.formats import find_trajectories
-
-    return forced_formats() == (None, None) and find_trajectories(value) is not None
+    return forced_formats() == (None, None) and is_dora_document(value)
 
 
 def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, int, bool]:

@@ -24,7 +24,7 @@ from plancheck.formats.records import ANSWER_KEYS as _ANSWER_KEYS
 from plancheck.formats.records import RECORD_PLAN_FIELDS
 from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
 from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
-from plancheck.ir.schema import PLAN_STEP_KEYS
+from plancheck.formats.sniff import is_plain_plan
 from plancheck.records import replace
 
 DSL_SUFFIXES = (".wf",)
@@ -194,7 +194,7 @@ def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int
                                          "when written as JSONL (one JSON object a line)",))
         return [PlanUnit(file, None, Positions(file, lines, json_region=region),
                          diagnostics=[refused])]
-    if not _plainly_plan_steps(value):
+    if forced_formats()[0] is not None or not is_plain_plan(value):
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:
             return found
@@ -219,15 +219,6 @@ def _with_repeated_keys(units: list[PlanUnit], repeated: list[str], text: str, f
         units[0].diagnostics.extend(repeated_key_diagnostics(repeated, text, file, lines,
                                                              start))
     return units
-
-
-def _plainly_plan_steps(value: Any) -> bool:
-    """A list of DisasterBench plan steps and nothing else: every item holds a step field and
-    none a DORA sample's ``tasks``. No reader of tool calls or of DORA's documents takes such a
-    list (each leaves plan steps alone), so a plain plan does not even import them."""
-    return (forced_formats()[0] is None and isinstance(value, list) and bool(value)
-            and all(isinstance(item, dict) and not PLAN_STEP_KEYS.isdisjoint(item)
-                    and "tasks" not in item for item in value))
 
 
 def _calls_or_trajectories(value: Any, file: str, lines: LineIndex,

@@ -1,6 +1,7 @@
-"""The ways tool-call corpora write "the result of an earlier call" inside an argument.
+"""The ways tool-call corpora write "the result of an earlier call" inside an argument: the
+registry :data:`REFERENCE_SYNTAXES` (``--reference-syntax``'s choices are its names).
 
-Each grammar is a few lines: a pattern and what a match names. A match names the producing
+Each grammar is a few lines: a reader and what a match names. A match names the producing
 call either by *number* (its place in the list, counted from 0 or 1, see :func:`numbering_base`)
 or by a *label* that an earlier call declares (Seal-Tools' ``responses``, a ``label`` member),
 and optionally a path into that call's result.
@@ -25,10 +26,12 @@ is text, placeholders too.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import Final
 
-from plancheck.compiler.call_formats import SYNTAXES
-from plancheck.formats.shapes import WHOLE_OUTPUT
+from plancheck.formats.found import WHOLE_OUTPUT
+from plancheck.ir.references import REFERENCE_RE
 from plancheck.records import FrozenRecord
 
 
@@ -57,7 +60,6 @@ class Placeholder(FrozenRecord):
         self.text = text
 
 
-_GENERATED = re.compile(r"^<GENERATED>-(\d+)-<([^<>]+)>$")
 _TASKBENCH = re.compile(r"^\s*<node-(\d+)>(?:\.([A-Za-z_][\w.\[\]-]*))?\s*$")
 _TEMPLATE = re.compile(
     r"^\s*\{\{\s*(?:steps?|calls?|nodes?)\s*(?:\.\s*|\[\s*)(\d+)\s*\]?"
@@ -71,7 +73,15 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE)
 
 
+def _generated(text: str) -> RefMatch | None:
+    match = REFERENCE_RE.match(text)  # DisasterBench's, defined once (plancheck.ir.references)
+    return None if match is None else RefMatch("generated", match.group(2),
+                                               number=int(match.group(1)))
+
+
 def _dora(text: str) -> RefMatch | None:
+    if "trajectory" not in text.lower():
+        return None
     from plancheck.dora.references import TrajectoryReference, parse_reference
 
     parsed = parse_reference(text)
@@ -81,32 +91,64 @@ def _dora(text: str) -> RefMatch | None:
     return None
 
 
+def _taskbench(text: str) -> RefMatch | None:
+    match = _TASKBENCH.match(text)
+    return None if match is None else RefMatch("taskbench", match.group(2) or WHOLE_OUTPUT,
+                                               number=int(match.group(1)))
+
+
+def _template(text: str) -> RefMatch | None:
+    match = _TEMPLATE.match(text)
+    return None if match is None else RefMatch("template", match.group(2) or WHOLE_OUTPUT,
+                                               number=int(match.group(1)))
+
+
+def _label(text: str) -> RefMatch | None:
+    match = _LABEL.match(text)
+    return None if match is None else RefMatch("label", match.group(2).lstrip("."),
+                                               label="$" + match.group(1))
+
+
+def _api_call(text: str) -> RefMatch | None:
+    match = _API_CALL.match(text)
+    return None if match is None else RefMatch("api-call", WHOLE_OUTPUT, label=match.group(1))
+
+
+class ReferenceSyntax(FrozenRecord):
+    """A registered reference syntax: its name (``--reference-syntax NAME``), a one-line
+    description with an example, and its reader (a match, or None)."""
+
+    __slots__ = _fields = ("name", "description", "read")
+
+    def __init__(self, name: str, description: str,
+                 read: Callable[[str], RefMatch | None]) -> None:
+        self.name = name
+        self.description = description
+        self.read = read
+
+
+# The registry, in the order they are tried (the spellings exclude each other).
+REFERENCE_SYNTAXES: Final = {syntax.name: syntax for syntax in (
+    ReferenceSyntax("generated", "`<GENERATED>-2-<mask_path>` (DisasterBench)", _generated),
+    ReferenceSyntax("dora", "`<mask_path> from trajectory[2].obs` (DORA)", _dora),
+    ReferenceSyntax("taskbench", "`<node-2>`, `<node-2>.text` (TaskBench)", _taskbench),
+    ReferenceSyntax("template", "`{{steps.2.output.text}}`", _template),
+    ReferenceSyntax("label", "`$var_1.result$`, `$var_1$` (a call's `label`)", _label),
+    ReferenceSyntax("api-call", "`API_call_3` (Seal-Tools' `responses`)", _api_call),
+)}
+SYNTAXES: Final = tuple(REFERENCE_SYNTAXES)
+
+
+@cache
+def _readers(allowed: tuple[str, ...]) -> tuple[Callable[[str], RefMatch | None], ...]:
+    return tuple(s.read for s in REFERENCE_SYNTAXES.values() if s.name in allowed)
+
+
 def parse(text: str, allowed: Iterable[str] = SYNTAXES) -> RefMatch | Placeholder | None:
     """The reference ``text`` spells in one of the ``allowed`` syntaxes, a placeholder, or
     ``None`` for an ordinary string."""
-    allowed = tuple(allowed)
-    if "generated" in allowed:
-        match = _GENERATED.match(text)
-        if match:
-            return RefMatch("generated", match.group(2), number=int(match.group(1)))
-    if "taskbench" in allowed:
-        match = _TASKBENCH.match(text)
-        if match:
-            return RefMatch("taskbench", match.group(2) or WHOLE_OUTPUT, number=int(match.group(1)))
-    if "template" in allowed:
-        match = _TEMPLATE.match(text)
-        if match:
-            return RefMatch("template", match.group(2) or WHOLE_OUTPUT, number=int(match.group(1)))
-    if "label" in allowed:
-        match = _LABEL.match(text)
-        if match:
-            return RefMatch("label", match.group(2).lstrip("."), label="$" + match.group(1))
-    if "api-call" in allowed:
-        match = _API_CALL.match(text)
-        if match:
-            return RefMatch("api-call", WHOLE_OUTPUT, label=match.group(1))
-    if "dora" in allowed and "trajectory" in text.lower():
-        found = _dora(text)
+    for read in _readers(tuple(allowed)):
+        found = read(text)
         if found is not None:
             return found
     if allowed and _PLACEHOLDER.match(text):  # (with no syntax, every string is text)

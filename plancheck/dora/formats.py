@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from plancheck.dora.normalize import normalize_tool_name
-from plancheck.ir.schema import PLAN_STEP_KEYS
+from plancheck.formats.sniff import (
+    is_dora_sample,
+    is_dora_task,
+    is_dora_trajectory,
+)
 
 LOOP_TOOLS = frozenset({"tool.loop"})
 WRAPPER_TOOLS = frozenset({"tool.loop", "tool.reduce"})  # dropped by DORA's metrics
-TASK_KEYS = frozenset({"task_category", "task_category_code", "question", "tools",
-                       "final_answer", "eval_spec", "answer_format", "question_id",
-                       "predicted_answer", "task_scoped_question_id"})
-
 STEP_REFERENCE = re.compile(r"^\s*<(?P<key>[\w.]+)>\s*from\s*step\[(?P<step>\d+)\]\.obs\s*$",
                             re.IGNORECASE)
 ITEM_REFERENCE = re.compile(r"^\s*<item\.(?P<path>[\w.]+)>\s*$", re.IGNORECASE)
@@ -47,26 +47,6 @@ def tool_name(call: Any) -> str:
     if not isinstance(call, str):
         return ""
     return normalize_tool_name(call)
-
-
-def is_step(item: Any) -> bool:
-    return isinstance(item, dict) and "call" in item and not PLAN_STEP_KEYS.intersection(item)
-
-
-def is_trajectory(value: Any) -> bool:
-    """A list of DORA steps: some item has a ``call``, none is a DisasterBench plan step."""
-    return isinstance(value, list) and any(is_step(i) for i in value) and not any(
-        isinstance(i, dict) and PLAN_STEP_KEYS.intersection(i) for i in value)
-
-
-def is_task(value: Any) -> bool:
-    return isinstance(value, dict) and "trajectory" in value and bool(
-        TASK_KEYS.intersection(value))
-
-
-def is_sample(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("tasks"), list) and (
-        "sample_id" in value or any(is_task(t) for t in value["tasks"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,18 +67,20 @@ def find_trajectories(value: Any) -> list[Found] | None:
 
 
 def _find(value: Any) -> Iterator[Found]:
-    if isinstance(value, list) and value and all(is_sample(v) for v in value):
+    # (which documents these are, the recogniser says: plancheck.formats.sniff)
+    if isinstance(value, list) and value and all(is_dora_sample(v) for v in value):
         for i, sample in enumerate(value):
             yield from _sample(sample, f"/{i}")
-    elif is_sample(value):
+    elif is_dora_sample(value):
         yield from _sample(value, "")
-    elif isinstance(value, list) and value and all(is_task(v) for v in value):
+    elif isinstance(value, list) and value and all(is_dora_task(v) for v in value):
         for i, task in enumerate(value):
             yield _task(task, f"/{i}", None)
-    elif is_task(value) or (isinstance(value, dict) and is_trajectory(value.get("trajectory"))):
+    elif is_dora_task(value) or (isinstance(value, dict)
+                                 and is_dora_trajectory(value.get("trajectory"))):
         # (an object holding DORA's steps under `trajectory` and nothing DORA names besides)
         yield _task(value, "", None)
-    elif is_trajectory(value):
+    elif is_dora_trajectory(value):
         yield Found("", None, None, value)
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from plancheck.dora.dimensions import DIMENSIONS, RECORDS, task_file_name
 from plancheck.dora.errors import DoraRunError
 from plancheck.fileio import reason
+from plancheck.formats.sniff import is_dora_task_file
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -149,19 +150,11 @@ def read_task_file(path: Path, warnings: list[str]) -> list[Any]:
         raise DoraRunError(f"cannot read {path}: {_why(error)}") from None
     except (ValueError, RecursionError) as error:
         raise DoraRunError(f"{path} is not valid JSON: {error}") from None
-    if not is_task_file_value(value):
+    if not is_dora_task_file(value):
         raise DoraRunError(f"{path} is not a DORA task file (a list of samples, each an "
                            "object whose tasks, if any, are a list of objects)")
     samples: list[Any] = value
     return samples
-
-
-def is_task_file_value(value: Any) -> bool:
-    """Whether ``value`` is what DORA can read as a task file."""
-    return isinstance(value, list) and all(
-        isinstance(sample, dict) and isinstance(sample.get("tasks", []), list)
-        and all(isinstance(task, dict) for task in sample.get("tasks", []))
-        for sample in value)
 
 
 def read_task_dir(tasks_dir: Path, warnings: list[str]) -> dict[str, list[Any]]:

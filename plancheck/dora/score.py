@@ -20,8 +20,8 @@ from plancheck.dora.trajectory import (
     decode_arguments,
     read_calls,
     reference_base,
-    unwrap_trajectory,
 )
+from plancheck.formats.sniff import unwrap_trajectory
 
 
 def calls_from_trajectory(value: Any) -> list[ToolCall]:

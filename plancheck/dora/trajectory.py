@@ -30,56 +30,11 @@ from typing import Any
 from plancheck.diagnostics.span import escape_pointer
 from plancheck.formats.records import TRAJECTORY_ARGUMENT_KEYS as ARGUMENT_KEYS
 from plancheck.formats.records import TRAJECTORY_NAME_KEYS as NAME_KEYS
-from plancheck.formats.records import TRAJECTORY_WRAPPER_KEYS as WRAPPER_KEYS
-from plancheck.formats.shapes import is_definition
-from plancheck.ir.schema import PLAN_STEP_KEYS
+from plancheck.formats.sniff import call_object as _call_object
 
 NUMBER_KEYS = ("step", "index")
-# Members that make an object something else: a DisasterBench plan step, or a tool definition.
-_FOREIGN_KEYS = PLAN_STEP_KEYS | {"inputSchema", "input_schema"}
-
-
-def unwrap_trajectory(value: Any) -> tuple[Any, str]:
-    """The call list and its JSON pointer (an object holding it under a wrapper key)."""
-    if isinstance(value, dict):
-        for key in WRAPPER_KEYS:
-            if isinstance(value.get(key), list):
-                return value[key], "/" + key
-    return value, ""
-
-
-def looks_like_trajectory(value: Any) -> bool:
-    """Whether a JSON document is a trajectory rather than a plan, a record or a tool pool.
-
-    An object holding a list under ``trajectory`` or ``gold_trajectory`` is one. Otherwise (a
-    bare list, or one under ``tool_calls`` or ``calls``): a non-empty list of objects, none
-    with a DisasterBench step field (``agent``, ``dependence``, ...) or a tool-definition field
-    (``inputSchema``, a ``parameters`` schema), at least one of which names a tool and passes
-    arguments.
-    """
-    calls, pointer = unwrap_trajectory(value)
-    if not isinstance(calls, list):
-        return False
-    if pointer in ("/trajectory", "/gold_trajectory"):
-        return True
-    found_call = False
-    for item in calls:
-        call = _call_object(item)
-        if call is None or _FOREIGN_KEYS.intersection(call) or _FOREIGN_KEYS.intersection(item):
-            return False
-        if is_definition(item) or is_definition(call):
-            return False
-        found_call = found_call or (any(isinstance(call.get(k), str) for k in NAME_KEYS)
-                                    and any(k in call for k in ARGUMENT_KEYS))
-    return found_call
-
-
-def _call_object(item: Any) -> dict[str, Any] | None:
-    if not isinstance(item, dict):
-        return None
-    inner = item.get("function")
-    return inner if isinstance(inner, dict) else item
-
+# (Whether a document is such a trajectory, and where its list is, the recogniser says:
+# plancheck.formats.sniff.is_call_trajectory and unwrap_trajectory.)
 
 @dataclass(frozen=True, slots=True)
 class RawCall:

@@ -1,21 +1,52 @@
-"""What a JSON value is, said before anything lowers it.
+"""What an input is: the one recogniser of input kinds, consulted by every reader.
 
-:func:`sniff` answers ``"tools"`` (tool definitions, not calls: a bare OpenAI/MCP ``tools``
-array or an object holding one), ``"plan"`` (DisasterBench plan steps, bare or wrapped),
-``"calls:SHAPE"`` (tool calls, by the shape of the first) or ``None`` (something else). The
-checker asks it first, so a pool checked by mistake is one ``PC117``, not a plan's errors.
+Every question "is this value a ...?" a reader asks before it reads is answered here, by the
+predicates below, and :func:`sniff` puts them together:
+
+==================== =====================================================================
+kind                 a JSON value that is
+==================== =====================================================================
+``tools``            tool definitions, not calls: a bare OpenAI/MCP ``tools`` array or an
+                     object holding one (:func:`is_tool_definitions`)
+``plan``             DisasterBench plan steps, bare or wrapped (:func:`is_plan_steps`;
+                     :func:`is_plain_plan`: steps and nothing else)
+``dora``             one of DORA's own documents: a trajectory of ``{"call", "args", "obs"}``
+                     steps, a task, a sample, a task file, a run record
+                     (:func:`is_dora_document` and the predicates it is made of)
+``trajectory``       a list of calls in another shape that may use DORA-style references
+                     (:func:`is_call_trajectory`)
+``calls:SHAPE``      tool calls, by the shape of the first (:mod:`plancheck.formats.shapes`)
+``gold record``      a DisasterBench gold record (:func:`is_gold_record`)
+==================== =====================================================================
+
+DORA's formats are known here as data (their keys); how DORA's documents are lowered and scored
+stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The checker asks
+:func:`sniff` first, so a pool checked by mistake is one ``PC117``, not a plan's errors.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from plancheck.formats.records import PLAN_WRAPPER_KEYS
-from plancheck.formats.shapes import find_calls, is_definition
+from plancheck.formats.found import is_definition
+from plancheck.formats.records import (
+    GOLD_PLAN_FIELDS,
+    PLAN_WRAPPER_KEYS,
+    TRAJECTORY_ARGUMENT_KEYS,
+    TRAJECTORY_NAME_KEYS,
+    TRAJECTORY_WRAPPER_KEYS,
+)
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
-__all__ = ["is_tool_definitions", "sniff"]
+__all__ = [
+    "DORA_TASK_KEYS", "call_object", "is_call_trajectory", "is_dora_document",
+    "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_file",
+    "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_steps",
+    "is_tool_definitions", "sniff", "unwrap_trajectory",
+]
 
+
+# -- tool pools ----------------------------------------------------------------------------------
 
 def _defines_a_tool(item: Any) -> bool:
     if not isinstance(item, dict):
@@ -31,7 +62,10 @@ def is_tool_definitions(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(_defines_a_tool(i) for i in value)
 
 
-def _is_plan(value: Any) -> bool:
+# -- DisasterBench plans and gold records --------------------------------------------------------
+
+def is_plan_steps(value: Any) -> bool:
+    """DisasterBench plan steps, bare or under a wrapper key: some item holds a step field."""
     if isinstance(value, dict):
         value = next((value[k] for k in PLAN_WRAPPER_KEYS if isinstance(value.get(k), list)),
                      value)
@@ -39,11 +73,137 @@ def _is_plan(value: Any) -> bool:
         isinstance(item, dict) and PLAN_STEP_KEYS.intersection(item) for item in value)
 
 
+def is_plain_plan(value: Any) -> bool:
+    """A list of DisasterBench plan steps and nothing else: every item holds a step field and
+    none a DORA sample's ``tasks`` (no reader of calls or of DORA's documents takes it)."""
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(item, dict) and not PLAN_STEP_KEYS.isdisjoint(item) and "tasks" not in item
+        for item in value)
+
+
+def is_gold_record(value: Any) -> bool:
+    """A gold record: a ``task_id`` and a plan under one of the gold plan fields."""
+    return isinstance(value, dict) and "task_id" in value and any(
+        key in value for key in GOLD_PLAN_FIELDS)
+
+
+# -- DORA's documents ----------------------------------------------------------------------------
+
+# The members of a DORA task (or run record) beside its trajectory.
+DORA_TASK_KEYS: Final = frozenset({
+    "task_category", "task_category_code", "question", "tools", "final_answer", "eval_spec",
+    "answer_format", "question_id", "predicted_answer", "task_scoped_question_id"})
+
+
+def is_dora_step(item: Any) -> bool:
+    return isinstance(item, dict) and "call" in item and not PLAN_STEP_KEYS.intersection(item)
+
+
+def is_dora_trajectory(value: Any) -> bool:
+    """A list of DORA steps: some item has a ``call``, none is a DisasterBench plan step."""
+    return isinstance(value, list) and any(is_dora_step(i) for i in value) and not any(
+        isinstance(i, dict) and PLAN_STEP_KEYS.intersection(i) for i in value)
+
+
+def is_dora_task(value: Any) -> bool:
+    return isinstance(value, dict) and "trajectory" in value and bool(
+        DORA_TASK_KEYS.intersection(value))
+
+
+def is_dora_sample(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("tasks"), list) and (
+        "sample_id" in value or any(is_dora_task(t) for t in value["tasks"]))
+
+
+def is_dora_task_file(value: Any) -> bool:
+    """What DORA can read as a task file: a list of samples, each with a list of task objects
+    under ``tasks`` (or none)."""
+    return isinstance(value, list) and all(
+        isinstance(sample, dict) and isinstance(sample.get("tasks", []), list)
+        and all(isinstance(task, dict) for task in sample.get("tasks", []))
+        for sample in value)
+
+
+def is_dora_document(value: Any) -> bool:
+    """One of DORA's documents holding a trajectory: a task file (a list of samples), a sample,
+    a list of tasks, a task or run record (or an object holding DORA steps under
+    ``trajectory``), a bare trajectory."""
+    if isinstance(value, list) and value and all(is_dora_sample(v) for v in value):
+        return any(v["tasks"] for v in value)
+    if is_dora_sample(value):
+        return bool(value["tasks"])
+    if isinstance(value, list) and value and all(is_dora_task(v) for v in value):
+        return True
+    if is_dora_task(value) or (isinstance(value, dict)
+                               and is_dora_trajectory(value.get("trajectory"))):
+        return True
+    return is_dora_trajectory(value)
+
+
+# -- trajectories of calls in other shapes -------------------------------------------------------
+
+# Members that make an object something else: a DisasterBench plan step, or a tool definition.
+_FOREIGN_KEYS = PLAN_STEP_KEYS | {"inputSchema", "input_schema"}
+
+
+def unwrap_trajectory(value: Any) -> tuple[Any, str]:
+    """The call list and its JSON pointer (an object holding it under a wrapper key)."""
+    if isinstance(value, dict):
+        for key in TRAJECTORY_WRAPPER_KEYS:
+            if isinstance(value.get(key), list):
+                return value[key], "/" + key
+    return value, ""
+
+
+def call_object(item: Any) -> dict[str, Any] | None:
+    """The object of a trajectory's item that holds its call (OpenAI's ``function``)."""
+    if not isinstance(item, dict):
+        return None
+    inner = item.get("function")
+    return inner if isinstance(inner, dict) else item
+
+
+def is_call_trajectory(value: Any) -> bool:
+    """Whether a JSON document is a trajectory rather than a plan, a record or a tool pool.
+
+    An object holding a list under ``trajectory`` or ``gold_trajectory`` is one. Otherwise (a
+    bare list, or one under ``tool_calls`` or ``calls``): a non-empty list of objects, none
+    with a DisasterBench step field (``agent``, ``dependence``, ...) or a tool-definition field
+    (``inputSchema``, a ``parameters`` schema), at least one of which names a tool and passes
+    arguments.
+    """
+    calls, pointer = unwrap_trajectory(value)
+    if not isinstance(calls, list):
+        return False
+    if pointer in ("/trajectory", "/gold_trajectory"):
+        return True
+    found_call = False
+    for item in calls:
+        call = call_object(item)
+        if call is None or _FOREIGN_KEYS.intersection(call) or _FOREIGN_KEYS.intersection(item):
+            return False
+        if is_definition(item) or is_definition(call):
+            return False
+        found_call = found_call or (
+            any(isinstance(call.get(k), str) for k in TRAJECTORY_NAME_KEYS)
+            and any(k in call for k in TRAJECTORY_ARGUMENT_KEYS))
+    return found_call
+
+
+# -- all together --------------------------------------------------------------------------------
+
 def sniff(value: Any) -> str | None:
-    """What ``value`` is (see the module docstring)."""
+    """What ``value`` is (see the module docstring): ``tools``, ``plan``, ``dora``,
+    ``calls:SHAPE``, ``trajectory`` or None (something else)."""
     if is_tool_definitions(value):
         return "tools"
-    if _is_plan(value):
+    if is_plan_steps(value):
         return "plan"
+    if is_dora_document(value):
+        return "dora"
+    from plancheck.formats.shapes import find_calls  # (a plain plan never loads the shapes)
+
     calls = find_calls(value)
-    return f"calls:{calls[0].shape}" if calls else None
+    if calls:
+        return f"calls:{calls[0].shape}"
+    return "trajectory" if is_call_trajectory(value) else None

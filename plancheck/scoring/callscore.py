@@ -82,7 +82,7 @@ class ScoredCalls:
 
 def read_calls(value: Any, where: Span) -> Calls:
     """The tool-call plan of one record (or document)."""
-    from plancheck.compiler.callshapes import _is_plan_steps
+    from plancheck.formats.sniff import is_plan_steps
 
     ident = _id_of(value)
     content = value
@@ -92,7 +92,7 @@ def read_calls(value: Any, where: Span) -> Calls:
         content = _from_text(content)
     if content is None:
         return Calls(ident, None, where=where)
-    if _is_plan_steps(content):
+    if is_plan_steps(content):
         return Calls(ident, None, steps_shaped=True, where=where)
     lowered = lower_calls(content, where, trajectories=False)
     if lowered is None or lowered[0] is None:

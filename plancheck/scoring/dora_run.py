@@ -30,7 +30,6 @@ from plancheck.dora.normalize import normalize_tool_name
 from plancheck.dora.predictions import record_task
 from plancheck.dora.run_reader import (
     RunRecords,
-    is_task_file_value,
     read_records,
     read_run,
     read_task_dir,
@@ -38,6 +37,7 @@ from plancheck.dora.run_reader import (
 )
 from plancheck.dora.runs import score_dimensions, summarize, zero_task_warnings
 from plancheck.fileio import read_text_limited
+from plancheck.formats.sniff import is_dora_task_file
 from plancheck.ir.nodes import Toolset
 
 BENCHMARK = "dora"
@@ -71,7 +71,7 @@ def looks_like_dora_gold(paths: Sequence[str]) -> bool:
             value = json.loads(read_text_limited(path, "utf-8-sig"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             return False
-        return bool(value) and is_task_file_value(value) and (
+        return bool(value) and is_dora_task_file(value) and (
             path.stem in DIMENSIONS.values() or any("tasks" in s for s in value))
     return False
 

@@ -18,6 +18,7 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.records import GOLD_PLAN_FIELDS
+from plancheck.formats.sniff import is_gold_record
 from plancheck.scoring.gold_steps import StepFacts, dependence_members
 from plancheck.scoring.reference import GoldPlan, prepare_gold
 
@@ -190,12 +191,12 @@ class GoldIndex:
             raise GoldError([_unusable(file, f"the gold file is not JSON: {reason}")]) from None
         start = len(text) - len(text.lstrip())
         positions = Positions(file, lines, json_region=(start, len(text.rstrip())))
-        if isinstance(value, list) and value and all(_is_gold_record(v) for v in value):
+        if isinstance(value, list) and value and all(is_gold_record(v) for v in value):
             tasks: dict[str, GoldTask] = {}
             for index, record in enumerate(value):
                 _add_task(tasks, record, file, f"/{index}", positions, f"element {index}")
             return cls(file, tasks)
-        if _is_gold_record(value):
+        if is_gold_record(value):
             key = _gold_field(value)
             return cls(
                 file, {}, GoldTask(value.get("task_id"), value[key], file, f"/{key}", positions)
@@ -228,14 +229,6 @@ def _looks_like_jsonl(text: str) -> bool:
 
 def _gold_field(record: dict[str, Any]) -> str:
     return next(key for key in GOLD_PLAN_FIELDS if key in record)
-
-
-def _is_gold_record(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and "task_id" in value
-        and any(key in value for key in GOLD_PLAN_FIELDS)
-    )
 
 
 def _unusable(file: str, message: str) -> Diagnostic:
@@ -273,7 +266,7 @@ def _jsonl_tasks(text: str, file: str, lines: LineIndex) -> dict[str, GoldTask]:
             raise GoldError(
                 [_unusable(file, f"line {number} of the gold file is not JSON")]
             ) from None
-        if not _is_gold_record(record):
+        if not is_gold_record(record):
             raise GoldError(
                 [
                     _unusable(

@@ -32,7 +32,7 @@ from plancheck.dora.paper_metrics import (
     trajectory_metrics,
 )
 from plancheck.dora.score import calls_from_trajectory, score_trajectory
-from plancheck.dora.trajectory import looks_like_trajectory
+from plancheck.formats.sniff import is_call_trajectory as looks_like_trajectory
 
 POOL: dict[str, Any] = {"tools": [
     {"name": "seg.building_damage", "description": "Building damage classes from an image.",

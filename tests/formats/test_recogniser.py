@@ -1,0 +1,71 @@
+"""One recogniser of input kinds (issue 35): ``plancheck.formats.sniff`` says what every kind
+of input is, and the readers ask it rather than deciding for themselves (the deciders that
+were spread over nine modules are gone from them; the generic driver names no format)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plancheck.formats.sniff import (
+    is_dora_task_file,
+    is_gold_record,
+    is_plain_plan,
+    sniff,
+)
+
+PACKAGE = Path(__file__).resolve().parents[2] / "plancheck"
+STEP = {"agent": "GeoChat", "step": 0, "dependence": [-1], "dependence_content": None,
+        "inputs": {"image_path": "/d/a.png"}, "outputs": ["contextual_description_path"]}
+DORA_STEP = {"call": "seg.flood", "args": {"image_path": "a.tif"}, "obs": {}}
+DORA_TASK = {"question_id": "q1", "question": "?", "trajectory": [DORA_STEP]}
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    ([{"name": "f", "inputSchema": {"type": "object"}}], "tools"),
+    ([STEP], "plan"),
+    ({"structured_plan": [STEP]}, "plan"),
+    ([DORA_STEP], "dora"),
+    (DORA_TASK, "dora"),
+    ({"sample_id": "s", "tasks": [DORA_TASK]}, "dora"),
+    ([{"sample_id": "s", "tasks": [DORA_TASK]}], "dora"),
+    ({"functionCall": {"name": "f", "args": {}}}, "calls:gemini"),
+    ([{"name": "f", "arguments": {}}], "calls:generic"),
+    ({"trajectory": []}, "trajectory"),
+    ({"hello": 1}, None),
+    ([], None),
+])
+def test_each_kind_is_recognised(value: Any, kind: str | None) -> None:
+    assert sniff(value) == kind
+
+
+def test_the_record_kinds() -> None:
+    assert is_gold_record({"task_id": 1, "gt_solution": [STEP]})
+    assert not is_gold_record({"task_id": 1, "completion": "..."})
+    assert is_plain_plan([STEP]) and not is_plain_plan([STEP, {"tasks": []}])
+    assert is_dora_task_file([{"sample_id": "s", "tasks": [DORA_TASK]}])
+    assert not is_dora_task_file([{"sample_id": "s", "tasks": ["not a task"]}])
+
+
+# The deciders the recogniser replaced, each once defined in a reader of its own.
+_REPLACED = {"_plainly_plan_steps", "_is_plan_steps", "_is_plan", "_is_dora_document",
+             "_is_gold_record", "is_task", "is_trajectory", "is_sample", "is_step",
+             "looks_like_trajectory", "is_task_file_value", "_looks_like_trajectory"}
+
+
+def test_no_reader_defines_a_decider_of_its_own() -> None:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "sniff.py" and path.parent.name == "formats":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in _REPLACED:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
+    assert found == []
+
+
+def test_the_driver_names_no_format() -> None:
+    assert "dora" not in (PACKAGE / "compiler" / "driver.py").read_text("utf-8").lower()
