@@ -97,7 +97,16 @@ def _mode() -> str:
 
 
 def _say(message: str) -> None:
-    print(f"plancheck build: {message}", file=sys.stderr)
+    text = f"plancheck build: {message}"
+    print(text, file=sys.stderr, flush=True)
+    # pip keeps a build's output to itself until the build ends (all of it only with -v), so
+    # a compile of minutes looked like a hang: the terminal, when there is one, is told at once.
+    if not sys.stderr.isatty():
+        try:
+            with open("/dev/tty", "w", encoding="utf-8") as terminal:
+                terminal.write(text + "\n")
+        except OSError:
+            pass  # no terminal (CI): stderr, which pip -v shows, has it
 
 
 def _compiled_extensions(mode: str) -> list[Any]:
