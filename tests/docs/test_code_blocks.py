@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -173,7 +174,7 @@ def _scratch(tmp_path: Path) -> Path:
     """A directory holding examples/, with the shared data at ../shared when there is any."""
     work = tmp_path / "repo"
     work.mkdir()
-    (work / "examples").symlink_to(ROOT / "examples")
+    shutil.copytree(ROOT / "examples", work / "examples")  # a command may rewrite a file
     from plancheck.corpus.paths import release_dir
 
     shared = release_dir().parent

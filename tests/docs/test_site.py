@@ -70,11 +70,12 @@ def test_every_code_has_a_page_with_its_example_run(pages: dict[str, str]) -> No
     assert len(with_example) >= len(CODES) - 2
 
 
-def test_the_cli_reference_has_every_command(
+def test_the_cli_reference_has_every_command_with_examples_and_exit_statuses(
         pages: dict[str, str]) -> None:
     cli = pages["cli.md"]
     for name in SUBCOMMANDS:
-        assert f"## plancheck {name}\n" in cli
+        section = cli.split(f"## plancheck {name}\n", 1)[1].split("\n## ", 1)[0]
+        assert "examples:" in section and "exit status:" in section, name
 
 
 def test_the_registry_pages_list_every_entry(pages: dict[str, str]) -> None:
