@@ -90,3 +90,18 @@ def test_no_page_is_left_a_draft() -> None:
     for page in sorted((ROOT / "docs").glob("*.md")):
         head = "\n".join(page.read_text(encoding="utf-8").splitlines()[:5])
         assert not re.search(r"\bdraft\b", head.lower()), page.name
+
+
+# History and who measured what when belong in commit messages, not in the documentation.
+_HISTORY = re.compile(r"this session|(earlier|previous|later|same) session|\bissue \d+|"
+                      r"this branch|at commit [0-9a-f]{7}|\([0-9a-f]{7,40}[,)]|"
+                      r"in an earlier run|before this (index|change)", re.IGNORECASE)
+
+
+def test_the_documentation_tells_no_history() -> None:
+    found = []
+    for doc in (README, *sorted((ROOT / "docs").glob("**/*.md"))):
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            if _HISTORY.search(line):
+                found.append(f"{doc.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
