@@ -95,7 +95,8 @@ def test_no_page_is_left_a_draft() -> None:
 # History and who measured what when belong in commit messages, not in the documentation.
 _HISTORY = re.compile(r"this session|(earlier|previous|later|same) session|\bissue \d+|"
                       r"this branch|at commit [0-9a-f]{7}|\([0-9a-f]{7,40}[,)]|"
-                      r"in an earlier run|before this (index|change)", re.IGNORECASE)
+                      r"in an earlier run|before this (index|change)|\bused to\b|"
+                      r"\bbefore, |\(before\b|\bonce came out|\bit now\b", re.IGNORECASE)
 
 
 def test_the_documentation_tells_no_history() -> None:

@@ -23,7 +23,7 @@ from plancheck.cli.common import (
     print_plain,
     toolset_option,
 )
-from plancheck.compiler.driver import CheckOptions, PlanPhase, check_paths
+from plancheck.compiler.driver import PLAN_SUFFIXES, CheckOptions, PlanPhase, check_paths
 from plancheck.compiler.profiles import profile_overrides
 from plancheck.diagnostics.model import Diagnostic, Severity, make
 from plancheck.records import replace
@@ -37,8 +37,10 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="plan files (.json, .jsonl, .txt completions, .wf DSL), or - for "
-                        "standard input")
+                        help="plan files (.json, .jsonl or .ndjson batches, .txt completions, "
+                        ".wf DSL), directories (for the "
+                        + ", ".join(PLAN_SUFFIXES) + " files below them), or - for standard "
+                        "input")
     toolset_option(parser)
     policy_option(parser)
     parser.add_argument("--stdin-filename", metavar="NAME", default=None,
