@@ -70,20 +70,11 @@ def test_the_readme_links_into_the_docs_only_to_pages_that_exist() -> None:
     assert [link for link in links if not (ROOT / link).exists()] == []
 
 
-def test_the_number_of_compiled_modules_is_that_of_the_hot_path() -> None:
-    """Each count of compiled modules the docs give is the length of ``setup.py``'s
-    ``HOT_PATH`` (its list, and the rule modules it adds by themselves)."""
-    import ast
-
-    setup = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    (listed,) = [node.value for node in ast.walk(setup) if isinstance(node, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == "HOT_PATH" for t in node.targets)]
-    assert isinstance(listed, ast.List)
-    rules = [path for path in (ROOT / "plancheck" / "checks" / "rules").glob("*.py")
-             if path.name != "__init__.py"]
-    text = "\n".join(p.read_text(encoding="utf-8") for p in (README, ROOT / "docs" / "install.md"))
-    counts = re.findall(r"(\d+) modules", text)
-    assert counts and {int(c) for c in counts} == {len(listed.elts) + len(rules)}
+def test_no_count_of_compiled_modules_is_written_down() -> None:
+    """The README said "15 modules" while 29 were compiled, then "54 modules", which each new
+    rule module (compiled by itself) made wrong again: ``plancheck --version`` counts them."""
+    for doc in (README, *sorted((ROOT / "docs").glob("**/*.md"))):
+        assert re.findall(r"\b\d+ modules", doc.read_text(encoding="utf-8")) == [], doc.name
 
 
 def test_no_page_is_left_a_draft() -> None:
