@@ -63,28 +63,44 @@ def _environment(**values: str) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def command_help(command: str | None) -> str:
-    """What ``plancheck [COMMAND] --help`` prints."""
+def command_help(*words: str) -> str:
+    """What ``plancheck [WORDS...] --help`` prints."""
     from plancheck import cli
 
     out = io.StringIO()
     with _environment(COLUMNS=HELP_COLUMNS, NO_COLOR="1"), contextlib.redirect_stdout(out):
-        cli.main([command, "--help"] if command else ["--help"])
+        cli.main([*words, "--help"])
     return out.getvalue()
+
+
+def subcommands(command: str) -> list[str]:
+    """The subcommands of ``plancheck COMMAND`` (``toolset show``, ...), from its parser."""
+    import importlib
+
+    from plancheck import cli
+
+    module = importlib.import_module(cli.SUBCOMMANDS[command][0])
+    parser = cli.build_parser(command, module)
+    (top,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    command_parser = top.choices[command]
+    return [name for action in command_parser._actions
+            if isinstance(action, argparse._SubParsersAction) for name in action.choices]
 
 
 def cli_page() -> str:
     from plancheck import cli
 
     lines = ["# Command-line reference", "",
-             "Generated from the argument parsers: what `plancheck COMMAND --help` prints. "
-             "`plancheck FILE...` is `plancheck check FILE...`. Exit codes of every command: "
-             "0 when nothing reaches the fail level, 1 when something does, 2 for usage, I/O, "
-             "configuration or internal errors, 130 when interrupted.", "",
-             "## plancheck", "", "```text", command_help(None).rstrip(), "```", ""]
+             "Generated from the argument parsers: what `plancheck [COMMAND] --help` prints, "
+             "each command's examples and exit statuses at the end. `plancheck FILE...` is "
+             "`plancheck check FILE...`.", "",
+             "## plancheck", "", "```text", command_help().rstrip(), "```", ""]
     for name, (_module, summary) in cli.SUBCOMMANDS.items():
         lines += [f"## plancheck {name}", "", f"{summary[0].upper()}{summary[1:]}.", "",
                   "```text", command_help(name).rstrip(), "```", ""]
+        for sub in subcommands(name):
+            lines += [f"### plancheck {name} {sub}", "", "```text",
+                      command_help(name, sub).rstrip(), "```", ""]
     return "\n".join(lines)
 
 
