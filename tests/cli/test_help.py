@@ -137,3 +137,17 @@ def test_fix_notes_number_steps_as_the_diagnostics_above_them(
     # A step the repair does not move is named by its number alone.
     status, _, err = run("fix", "examples/fog_plan.json")
     assert "in step 2\n" in err and "repaired plan)" not in err
+
+
+def test_the_tools_option_names_every_pool_it_takes() -> None:
+    """`check --tools` named a DSL file, a release directory and a manifest only: not `dora`,
+    nor the JSON pools of the registry."""
+    from plancheck.corpus.pool_registry import POOL_FORMATS
+
+    _, out, _ = run("check", "--help")
+    text = " ".join(out.split("\n  --tools TOOLSET", 1)[1].split("\n  --", 1)[0].split()).lower()
+    assert "`dora`" in text and ".wf" in text and "release directory" in text
+    for pool_format in POOL_FORMATS:
+        # mcp, openai, gemini, taskbench, disasterbench-manifest: each named in the help
+        assert pool_format.name.split("-")[-1] in text or pool_format.name in text, \
+            pool_format.name
