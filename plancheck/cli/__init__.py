@@ -300,6 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.set_threshold(_GC_YOUNG, 50, 100)
     args_list = list(sys.argv[1:] if argv is None else argv)
     _prepare_standard_streams()
+    command: str | None = None
     try:
         if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
             "-h", "--help", "--version"
@@ -329,7 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except UsageError as error:
         print(f"plancheck: error: {error}", file=sys.stderr)
-        print("Run `plancheck --help` for usage.", file=sys.stderr)
+        print(f"Run `plancheck {command + ' ' if command else ''}--help` for usage.",
+              file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as error:
         if isinstance(error, Terminated):

@@ -151,3 +151,12 @@ def test_the_tools_option_names_every_pool_it_takes() -> None:
         # mcp, openai, gemini, taskbench, disasterbench-manifest: each named in the help
         assert pool_format.name.split("-")[-1] in text or pool_format.name in text, \
             pool_format.name
+
+
+def test_a_usage_error_points_to_the_help_of_its_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    _, _, err = run("fix")
+    assert "Run `plancheck fix --help` for usage." in err
+    _, _, err = run("scroe", "x.json")
+    assert "Run `plancheck --help` for usage." in err
