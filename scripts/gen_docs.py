@@ -196,7 +196,8 @@ def code_page(info: Any, case: Any | None) -> str:
     if info.fpof_type:
         lines += [f"First point of failure: `{info.fpof_type}` ({info.fpof_category}).", ""]
     if case is None:
-        lines += ["No example runs without the official DisasterBench release; "
+        lines += ["No example: no fixture case of `tests/data/cases/` that names this code "
+                  "runs without the official DisasterBench release. "
                   f"`plancheck explain {info.code}` prints this page's text.", ""]
         return "\n".join(lines)
     files, ran, output = run_case(case)
