@@ -22,6 +22,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -244,11 +245,18 @@ def code_pages() -> dict[str, str]:
 # ------------------------------------------------------------------------------ registries
 
 
-def _doc(function: Any) -> str:
-    """The first paragraph of the docstring of ``function``, else of its module."""
-    text = getattr(function, "__doc__", None) or getattr(
-        sys.modules.get(getattr(function, "__module__", ""), None), "__doc__", None) or ""
-    return " ".join(text.strip().split("\n\n")[0].split())
+def _doc(function: Any, registry_module: str) -> str:
+    """The first paragraph of the docstring of ``function``, else of its module when that
+    module is the entry's own (not the registry's, whose docstring is about all entries), in
+    Markdown."""
+    text = getattr(function, "__doc__", None)
+    module = getattr(function, "__module__", "")
+    if not text and module != registry_module:
+        text = getattr(sys.modules.get(module), "__doc__", None)
+    paragraph = " ".join((text or "").strip().split("\n\n")[0].split())
+    # reStructuredText roles and literals, as Markdown code spans.
+    paragraph = re.sub(r":(?:func|mod|class|data|meth|attr):`~?([^`]+)`", r"`\1`", paragraph)
+    return paragraph.replace("``", "`")
 
 
 # One example each, read back through the registry when the page is made (a registry entry may
@@ -281,7 +289,8 @@ def call_shapes_page() -> str:
     for name, shape in CALL_SHAPES.items():
         where = ("detected in any input" if shape.detected else
                  "read only where answers are expected (BFCL `ground_truth`, decoded output)")
-        lines += [f"## `{name}`", "", f"{_doc(shape.read) or 'No description.'}", "",
+        described = _doc(shape.read, "plancheck.formats.shapes")
+        lines += [f"## `{name}`", "", *([described, ""] if described else []),
                   f"Read: {where}.", ""]
         example = getattr(shape, "example", None) or CALL_SHAPE_EXAMPLES.get(name)
         if example is None:
@@ -289,8 +298,11 @@ def call_shapes_page() -> str:
         call = read_call(example, "", shape=name)
         if call is None or call.shape != name:
             raise ValueError(f"the example of call shape {name} is not read as one")
+        arguments, how = call.arguments, ""
+        if isinstance(arguments, str):  # OpenAI's: a JSON document in a string
+            arguments, how = json.loads(arguments), " (written as a JSON string)"
         lines += ["```json", json.dumps(example, indent=2), "```", "",
-                  f"is a call of `{call.name}` with arguments `{json.dumps(call.arguments)}`.",
+                  f"is a call of `{call.name}` with arguments `{json.dumps(arguments)}`{how}.",
                   ""]
     return "\n".join(lines)
 
@@ -325,7 +337,8 @@ def pool_formats_page() -> str:
              "when this page is made.", "",
              "See [adding a pool format](adding-a-pool-format.md).", ""]
     for pool_format in POOL_FORMATS:
-        lines += [f"## `{pool_format.name}`", "", _doc(pool_format.sniff), ""]
+        described = _doc(pool_format.sniff, "plancheck.corpus.pool_registry")
+        lines += [f"## `{pool_format.name}`", "", *([described, ""] if described else [])]
         if pool_format.outputs_are_fields:
             lines += ["A tool returns one JSON result; its outputs are that result's fields.", ""]
         example = getattr(pool_format, "example", None) or POOL_FORMAT_EXAMPLES.get(
