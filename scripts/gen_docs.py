@@ -271,6 +271,8 @@ CALL_SHAPE_EXAMPLES: dict[str, Any] = {
     "gemini": {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}},
     "mcp-jsonrpc": {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                     "params": {"name": "get_weather", "arguments": {"city": "Paris"}}},
+    "bedrock": {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather",
+                            "input": {"city": "Paris"}}},
     "generic": {"tool": "get_weather", "args": {"city": "Paris"}},
     "name-keyed": {"get_weather": {"city": "Paris"}},
     "bfcl-answer": {"get_weather": {"city": ["Paris", "paris"]}},
@@ -278,7 +280,11 @@ CALL_SHAPE_EXAMPLES: dict[str, Any] = {
 
 
 def call_shapes_page() -> str:
-    from plancheck.formats.shapes import CALL_SHAPES, read_call
+    from plancheck.formats import shapes as registry
+    from plancheck.formats.shapes import read_call
+
+    # Every shape, plugins' too where the registry has them.
+    listed: dict[str, Any] = getattr(registry, "call_shapes", lambda: registry.CALL_SHAPES)()
 
     lines = ["# Call shapes", "",
              "Generated from the registry `CALL_SHAPES` (`plancheck/formats/shapes.py`), in the "
@@ -286,10 +292,11 @@ def call_shapes_page() -> str:
              "the detected shapes are tried on every object of an input. Each example below is "
              "read back through the registry when this page is made.", "",
              "See [adding a call shape](adding-a-call-shape.md).", ""]
-    for name, shape in CALL_SHAPES.items():
+    for name, shape in listed.items():
         where = ("detected in any input" if shape.detected else
                  "read only where answers are expected (BFCL `ground_truth`, decoded output)")
-        described = _doc(shape.read, "plancheck.formats.shapes")
+        described = getattr(shape, "description", None) or _doc(shape.read,
+                                                                 "plancheck.formats.shapes")
         lines += [f"## `{name}`", "", *([described, ""] if described else []),
                   f"Read: {where}.", ""]
         example = getattr(shape, "example", None) or CALL_SHAPE_EXAMPLES.get(name)
@@ -326,7 +333,10 @@ POOL_FORMAT_EXAMPLES: dict[str, Any] = {
 
 
 def pool_formats_page() -> str:
-    from plancheck.corpus.pool_registry import POOL_FORMATS, pool_format_of
+    from plancheck.corpus import pool_registry as registry
+    from plancheck.corpus.pool_registry import pool_format_of
+
+    listed: tuple[Any, ...] = getattr(registry, "pool_formats", lambda: registry.POOL_FORMATS)()
 
     lines = ["# Tool-pool formats", "",
              "Generated from the registry `POOL_FORMATS` (`plancheck/corpus/pool_registry.py`), "
@@ -336,9 +346,13 @@ def pool_formats_page() -> str:
              "`dora` (DORA's 108 tools). Each example below is recognised through the registry "
              "when this page is made.", "",
              "See [adding a pool format](adding-a-pool-format.md).", ""]
-    for pool_format in POOL_FORMATS:
+    for pool_format in listed:
         described = _doc(pool_format.sniff, "plancheck.corpus.pool_registry")
         lines += [f"## `{pool_format.name}`", "", *([described, ""] if described else [])]
+        suffixes = getattr(pool_format, "suffixes", ())
+        if suffixes:
+            lines += ["Files: " + ", ".join(f"`{suffix}`" for suffix in suffixes)
+                      + " (read by this format, not sniffed).", ""]
         if pool_format.outputs_are_fields:
             lines += ["A tool returns one JSON result; its outputs are that result's fields.", ""]
         example = getattr(pool_format, "example", None) or POOL_FORMAT_EXAMPLES.get(
