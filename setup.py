@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from setuptools import setup
@@ -119,12 +120,16 @@ def _compiled_extensions(mode: str) -> list[Any]:
             raise
         _say(f"installing plain Python (mypyc is not available: {error})")
         return []
-    _say("compiling the scoring hot path with mypyc; this takes minutes "
-         "(PLANCHECK_COMPILE=0 installs plain Python at once)")
+    _say(f"compiling the scoring hot path ({len(HOT_PATH)} modules) with mypyc: type-checking "
+         "and generating C, then the C compiler; this takes minutes (PLANCHECK_COMPILE=0 "
+         "installs plain Python at once)")
+    started = time.monotonic()
     try:
-        return list(mypycify(
+        extensions = list(mypycify(
             [*MYPY_FLAGS, *HOT_PATH], opt_level="3", debug_level="0", group_name="plancheck"
         ))
+        _say(f"mypyc generated the C in {time.monotonic() - started:.0f} s")
+        return extensions
     except (Exception, SystemExit) as error:  # mypyc exits on a type error
         if mode == "1":
             raise
@@ -137,8 +142,11 @@ class OptionalBuildExt(build_ext):
     Python headers) leaves plain Python in place instead of failing the install."""
 
     def run(self) -> None:
+        started = time.monotonic()
         try:
             super().run()
+            if self.extensions:
+                _say(f"the C compiler built the hot path in {time.monotonic() - started:.0f} s")
         except Exception as error:
             if _mode() == "1":
                 raise
