@@ -39,18 +39,17 @@ def test_every_help_ends_with_examples_and_exit_statuses(command: str | None) ->
     assert all(line.startswith(("  0", "  1", "  2", "  130")) for line in statuses.splitlines())
 
 
-# Examples that need what a test cannot have: a model, an MCP server, a file of the user's.
+# Examples that need what a test cannot have: a model, an MCP server, a file of the user's;
+# and the scoring of the shared parity cases, the README's quick start, which
+# tests/docs/test_code_blocks.py runs.
 _NOT_RUN = ("plancheck plan", "plancheck mcp-proxy", "calls.json", "batch.jsonl", "plan.wf",
-            "results/m/cot", "--plots")
+            "results/m/cot", "--plots", "../shared/parity/cases.jsonl")
 
 
 @pytest.mark.parametrize("line", [line for command in ("", *SUBCOMMANDS)
                                   for line in examples(command)
                                   if not any(skip in line for skip in _NOT_RUN)])
-def test_the_examples_run(line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                          request: pytest.FixtureRequest) -> None:
-    if "../shared/" in line:
-        request.getfixturevalue("parity_cases")
+def test_the_examples_run(line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work = tmp_path / "repo"
     work.mkdir()
     shutil.copytree(ROOT / "examples", work / "examples")  # an example may rewrite a file
