@@ -110,8 +110,19 @@ def _say(message: str) -> None:
             pass  # no terminal (CI): stderr, which pip -v shows, has it
 
 
+# The commands that build the modules. pip also runs setup.py for the metadata (egg_info,
+# dist_info) before it builds: those need no compiled modules, and compiling for each made an
+# install run mypyc three times.
+_BUILDS = frozenset({"build", "build_ext", "bdist_wheel", "editable_wheel", "bdist", "bdist_egg",
+                     "install", "develop"})
+
+
+def _builds(argv: list[str]) -> bool:
+    return not _BUILDS.isdisjoint(argv[1:])
+
+
 def _compiled_extensions(mode: str) -> list[Any]:
-    if mode == "0":
+    if mode == "0" or not _builds(sys.argv):
         return []
     try:
         from mypyc.build import mypycify

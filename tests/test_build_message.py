@@ -50,3 +50,24 @@ def test_the_build_message_reaches_the_terminal_while_stderr_is_captured(
     message = "plancheck build: compiling the scoring hot path with mypyc"
     assert message in seen.decode()
     assert message in captured.read_text(encoding="utf-8")  # and pip -v shows it too
+
+
+def test_the_metadata_steps_compile_nothing(tmp_path: Path) -> None:
+    """pip runs setup.py for the build requirements and the metadata (egg_info, dist_info)
+    before the build itself: mypyc ran at each, three times an install. Only a build compiles
+    (with PLANCHECK_COMPILE=1 a step that compiled would take minutes, and say so)."""
+    import shutil
+    import subprocess
+
+    for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "plancheck", tmp_path / "plancheck",
+                    ignore=shutil.ignore_patterns("*.so", "__pycache__", "_build.json"))
+    env = {**os.environ, "PLANCHECK_COMPILE": "1"}
+    for command in (["egg_info"], ["dist_info", "--output-dir", str(tmp_path / "meta")]):
+        (tmp_path / "meta").mkdir(exist_ok=True)
+        done = subprocess.run([sys.executable, "setup.py", "-q", *command], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "plancheck build: compiling" not in done.stderr, command
