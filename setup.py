@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from setuptools import setup
@@ -97,11 +98,31 @@ def _mode() -> str:
 
 
 def _say(message: str) -> None:
-    print(f"plancheck build: {message}", file=sys.stderr)
+    text = f"plancheck build: {message}"
+    print(text, file=sys.stderr, flush=True)
+    # pip keeps a build's output to itself until the build ends (all of it only with -v), so
+    # a compile of minutes looked like a hang: the terminal, when there is one, is told at once.
+    if not sys.stderr.isatty():
+        try:
+            with open("/dev/tty", "w", encoding="utf-8") as terminal:
+                terminal.write(text + "\n")
+        except OSError:
+            pass  # no terminal (CI): stderr, which pip -v shows, has it
+
+
+# The commands that build the modules. pip also runs setup.py for the metadata (egg_info,
+# dist_info) before it builds: those need no compiled modules, and compiling for each made an
+# install run mypyc three times.
+_BUILDS = frozenset({"build", "build_ext", "bdist_wheel", "editable_wheel", "bdist", "bdist_egg",
+                     "install", "develop"})
+
+
+def _builds(argv: list[str]) -> bool:
+    return not _BUILDS.isdisjoint(argv[1:])
 
 
 def _compiled_extensions(mode: str) -> list[Any]:
-    if mode == "0":
+    if mode == "0" or not _builds(sys.argv):
         return []
     try:
         from mypyc.build import mypycify
@@ -110,12 +131,16 @@ def _compiled_extensions(mode: str) -> list[Any]:
             raise
         _say(f"installing plain Python (mypyc is not available: {error})")
         return []
-    _say("compiling the scoring hot path with mypyc; this takes minutes "
-         "(PLANCHECK_COMPILE=0 installs plain Python at once)")
+    _say(f"compiling the scoring hot path ({len(HOT_PATH)} modules) with mypyc: type-checking "
+         "and generating C, then the C compiler; this takes minutes (PLANCHECK_COMPILE=0 "
+         "installs plain Python at once)")
+    started = time.monotonic()
     try:
-        return list(mypycify(
+        extensions = list(mypycify(
             [*MYPY_FLAGS, *HOT_PATH], opt_level="3", debug_level="0", group_name="plancheck"
         ))
+        _say(f"mypyc generated the C in {time.monotonic() - started:.0f} s")
+        return extensions
     except (Exception, SystemExit) as error:  # mypyc exits on a type error
         if mode == "1":
             raise
@@ -128,8 +153,11 @@ class OptionalBuildExt(build_ext):
     Python headers) leaves plain Python in place instead of failing the install."""
 
     def run(self) -> None:
+        started = time.monotonic()
         try:
             super().run()
+            if self.extensions:
+                _say(f"the C compiler built the hot path in {time.monotonic() - started:.0f} s")
         except Exception as error:
             if _mode() == "1":
                 raise

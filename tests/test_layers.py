@@ -7,8 +7,8 @@ each other in a cycle, even within one layer, and the modules of one package mus
 each other in a cycle either (a function-level import hides a cycle from Python, not from the
 design: the two modules still cannot be understood, tested or moved apart).
 
-The map (bottom to top) is the README's Layout section; a module that no entry covers is a
-failure too, so a new package has to be placed before it can land.
+The map (bottom to top) is the layer table of docs/architecture.md; a module that no entry
+covers is a failure too, so a new package has to be placed before it can land.
 """
 
 from __future__ import annotations
@@ -280,7 +280,7 @@ ENTRY_POINTS = ("plancheck", "plancheck.__main__", "plancheck.cli", "plancheck.a
 # Modules no entry point reaches that are still the package's, each for a stated reason.
 # (Anything else that only the tests import belongs in tests/support/.)
 LIBRARY_ONLY = {
-    "plancheck.integrations.agents": "the OpenAI Agents SDK guardrails (README: In an agent "
+    "plancheck.integrations.agents": "the OpenAI Agents SDK guardrails (docs: guarding an agent "
                                      "loop), imported by the user's agent",
     "plancheck.cli.__main__": "`python -m plancheck.cli`",
     "plancheck.dora.score": "the paper's wording of DORA's metrics, a documented option "
@@ -427,10 +427,9 @@ def test_an_unplaced_module_is_caught(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("unit", sorted(LAYERS))
-def test_readme_layout_names_every_unit(unit: str) -> None:
-    readme = (PACKAGE_ROOT.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+def test_architecture_page_names_every_unit(unit: str) -> None:
+    section = (PACKAGE_ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     short = unit.removeprefix("plancheck.").replace(".", "/")
     if unit in {"plancheck", "plancheck.__main__"}:
         return
-    assert f"`{short}" in section, f"the README's Layout section does not describe {short}"
+    assert f"`{short}" in section, f"docs/architecture.md does not describe {short}"

@@ -77,6 +77,13 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position,
                          _terminal_columns() - 2 if width is None else width)
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # Text of several lines (the examples and exit statuses after the options) is laid
+        # out by hand; a one-line description is wrapped to the terminal.
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
 
 class _Parser(argparse.ArgumentParser):
     _intermixing = False
@@ -86,7 +93,44 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            hints = [hint for word in message[len(prefix):].split()
+                     if (hint := self._neighbour(word)) is not None]
+            if hints:
+                message += "; did you mean " + ", ".join(hints) + "?"
         raise UsageError(message)
+
+    def _neighbour(self, word: str) -> str | None:
+        """What an unknown option was likely meant to be: a command written as an option
+        (``check --fix``: ``plancheck fix``), or a near option of this command."""
+        if not word.startswith("--"):
+            return None
+        name = word[2:].split("=", 1)[0]
+        if name == "explain" and self.prog != "plancheck check":
+            return "`plancheck check --explain`"  # `plancheck explain` describes codes
+        if name in SUBCOMMANDS and name != "explain":
+            return f"`plancheck {name}`"
+        import difflib  # only on this error path
+
+        # Unknown options are reported by the top-level parser: the command's options are
+        # those of its subparser.
+        parsers = [self, *(parser for action in self._actions
+                           if isinstance(action, argparse._SubParsersAction)
+                           for parser in action.choices.values())]
+        options = [o for parser in parsers for action in parser._actions
+                   for o in action.option_strings if o.startswith("--")]
+        close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.75)
+        return f"`{close[0]}`" if close else None
+
+    def format_help(self) -> str:
+        # The examples and exit statuses are read only when help is printed: no run pays for
+        # them (plancheck.cli.helptext).
+        if self.epilog is None:
+            from plancheck.cli.helptext import epilog
+
+            self.epilog = epilog(self.prog)
+        return super().format_help()
 
     def _print_message(self, message: str, file: Any = None) -> None:
         # argparse ignores a failed write: `--help > /dev/full` would exit 0 with no help.
@@ -256,6 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.set_threshold(_GC_YOUNG, 50, 100)
     args_list = list(sys.argv[1:] if argv is None else argv)
     _prepare_standard_streams()
+    command: str | None = None
     try:
         if args_list and args_list[0] not in SUBCOMMANDS and args_list[0] not in (
             "-h", "--help", "--version"
@@ -285,7 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except UsageError as error:
         print(f"plancheck: error: {error}", file=sys.stderr)
-        print("Run `plancheck --help` for usage.", file=sys.stderr)
+        print(f"Run `plancheck {command + ' ' if command else ''}--help` for usage.",
+              file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as error:
         if isinstance(error, Terminated):

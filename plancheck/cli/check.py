@@ -25,20 +25,24 @@ from plancheck.cli.common import (
     stdin_name,
     toolset_option,
 )
-from plancheck.compiler.driver import CheckOptions, PlanPhase, check_paths
+from plancheck.compiler.driver import PLAN_SUFFIXES, CheckOptions, PlanPhase, check_paths
 from plancheck.compiler.profiles import profile_overrides
 from plancheck.diagnostics.model import Diagnostic, Severity, make
+from plancheck.records import replace
 from plancheck.render.registry import FORMATS, format_choices
 
 if TYPE_CHECKING:
     from plancheck.config import Config, ConfigError
     from plancheck.fileio import AtomicWriter
+    from plancheck.ir.nodes import Toolset
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="plan files (.json, .jsonl, .txt completions, .wf DSL), or - for "
-                        "standard input")
+                        help="plan files (.json, .jsonl or .ndjson batches, .txt completions, "
+                        ".wf DSL), directories (for the "
+                        + ", ".join(PLAN_SUFFIXES) + " files below them), or - for standard "
+                        "input")
     toolset_option(parser)
     policy_option(parser)
     stdin_filename_option(parser)
@@ -240,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
 
                     add_gold_diagnostics(report, gold, options)
                 repeated.add(report.file, report.record_data)
+                if own_pool:
+                    report.diagnostics = _name_the_default_pool(report.diagnostics, toolset)
                 take(report.diagnostics)
                 tally.add_plan(report.file, report.plan is not None or report.value is not None)
                 if stream is not None:
@@ -295,6 +301,25 @@ class _RepeatedIds:
             shown = ", ".join(dict.fromkeys(idents[:5]))
             print(f"plancheck: warning: {file}: {len(idents)} record(s) repeat the id of an "
                   f"earlier record ({shown}); each was checked", file=sys.stderr)
+
+
+def _name_the_default_pool(diagnostics: list[Diagnostic], toolset: Toolset
+                           ) -> list[Diagnostic]:
+    """An unknown tool with no near name in the pool, when no pool was asked for, names the
+    pool it was looked up in and ``--tools``: tool calls of another agent checked against the
+    built-in pool by default were only "not a tool of this pool", with no word of which pool
+    or how to give another. (A near name, `Depth_Speed_Model` for `depth_speed_model`, says
+    the pool is the right one: its "did you mean" is help enough.)"""
+    if not any(d.code == "PC201" for d in diagnostics):
+        return diagnostics
+    names = sorted(toolset.tools)
+    hint = (f"checked against the built-in DisasterBench pool ({len(names)} tools), since no "
+            "pool was given: `--tools POOL` checks against yours (an MCP tools/list result, "
+            "OpenAI, Gemini or TaskBench tool definitions, a .wf toolset, or `dora`)")
+    return [replace(d, help=(*d.help, hint))
+            if d.code == "PC201" and d.data.get("suggestion") is None
+            and d.data.get("allowed") == names else d
+            for d in diagnostics]
 
 
 # Codes that mean the input was not (all) checked: exit status 2, whatever else was found.

@@ -21,8 +21,12 @@ def toolset_option(parser: argparse.ArgumentParser) -> None:
         "--tools",
         metavar="TOOLSET",
         default=None,
-        help="a DSL toolset file, an official release directory or a tool manifest "
-        "(default: the built-in DisasterBench pool)",
+        help="the tool pool: a DSL toolset (.wf); a JSON pool (an MCP tools/list result, "
+        "OpenAI, Gemini or TaskBench tool definitions, a DisasterBench manifest); a Python "
+        "module of tool functions (.py); an official "
+        "DisasterBench release directory; or `dora` (DORA's 108 tools). Default: the built-in "
+        "DisasterBench pool (DORA's for documents in DORA's formats), or `tools` in the "
+        "configuration",
     )
 
 

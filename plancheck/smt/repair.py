@@ -535,6 +535,16 @@ class _Builder:
                     cursor += 1
             self.new_position[p] = cursor
             cursor += 1
+        self._steps = {draft.step.position: draft.step for draft in drafts}
+
+    def _step(self, p: int) -> str:
+        """Step ``p`` as the diagnostics name it (its number as written), with its number in
+        the repaired plan when an inserted step or a renumbering moves it: the notes of
+        `plancheck fix` sit under diagnostics that use the plan's own numbers."""
+        step = self._steps[p]
+        label = f"step {step.index}" if step.index is not None else f"the step at position {p}"
+        new = self.new_position[p]
+        return label if step.index == new else f"{label} (step {new} of the repaired plan)"
 
     def build(self) -> list[dict[str, JSON]]:
         result: list[dict[str, JSON]] = []
@@ -587,8 +597,8 @@ class _Builder:
             if step.outputs != draft.tool.output_names and (
                     step.outputs is not None or step.declares_dependence):
                 self.actions.append(RepairAction(
-                    "PC204", p, f"list the outputs of `{draft.tool.name}` in step "
-                    f"{self.new_position[p]}", W_OUTPUTS,
+                    "PC204", p, f"list the outputs of `{draft.tool.name}` in "
+                    f"{self._step(p)}", W_OUTPUTS,
                     (Edit(step.outputs_span.pointer, list(draft.tool.output_names)),)
                     if step.outputs_span.pointer is not None else ()))
         return result
@@ -609,7 +619,8 @@ class _Builder:
         pointer = draft.step.span.pointer
         self.actions.append(RepairAction(
             "PC301", draft.step.position,
-            f"insert a `{option.bridge.name}` step that turns `{key}` of step {source} into the "
+            f"insert a `{option.bridge.name}` step that turns `{key}` of "
+            f"{self._step(option.source)} into the "
             f"`{slot.param.type}` that `{draft.tool.name}.{slot.name}` expects", option.cost,
             (Edit(pointer, step, insert=True),) if pointer is not None else ()))
         return step
@@ -624,7 +635,7 @@ class _Builder:
                 "supply the missing input"
             self.actions.append(RepairAction(
                 "placeholder" if option.kind == "placeholder" else "PC203", p,
-                f"{what} `{slot.name}` of step {self.new_position[p]} to `{value}`",
+                f"{what} `{slot.name}` of {self._step(p)} to `{value}`",
                 option.cost, (Edit(pointer, value),) if pointer is not None else ()))
             return
         old_value = _binding_json(original.value)
@@ -635,8 +646,8 @@ class _Builder:
                 if pointer is not None and new_pointer is not None else ()
             also = "" if old_value == value else f" and write `{value}`"
             self.actions.append(RepairAction(
-                "PC202", p, f"rename the input `{original.name}` of step "
-                f"{self.new_position[p]} to `{slot.name}`{also}",
+                "PC202", p, f"rename the input `{original.name}` of "
+                f"{self._step(p)} to `{slot.name}`{also}",
                 W_RENAME_INPUT + option.cost, edits))
             return
         if old_value == value:
@@ -650,8 +661,8 @@ class _Builder:
                 "bridge": "route the value through the inserted step",
                 "keep": "follow the new step numbers"}[option.kind]
         self.actions.append(RepairAction(
-            code, p, f"{verb}: write `{value}` for `{slot.name}` of step "
-            f"{self.new_position[p]}", 0 if option.kind == "bridge" else option.cost, edits))
+            code, p, f"{verb}: write `{value}` for `{slot.name}` of "
+            f"{self._step(p)}", 0 if option.kind == "bridge" else option.cost, edits))
 
     def dependence_actions(self, step: Step, dependence: list[int],
                            content: dict[str, list[str]] | None,
@@ -664,7 +675,7 @@ class _Builder:
             semantic = self._semantic_dependence(step, by_number) != self._new_sources(dependence)
             pointer = step.dependence_span.pointer
             self.actions.append(RepairAction(
-                "PC401", p, f"write dependence {dependence} in step {self.new_position[p]}",
+                "PC401", p, f"write dependence {dependence} in {self._step(p)}",
                 W_DEPENDENCE if semantic else 0,
                 (Edit(pointer, dependence),) if pointer is not None else ()))
         declared_content = None if step.dependence_content is None else {
@@ -674,8 +685,8 @@ class _Builder:
             pointer = step.dependence_content_span.pointer
             semantic = self._semantic_content(step, by_number) != new_content
             self.actions.append(RepairAction(
-                "PC402", p, f"write dependence_content {_show(content)} in step "
-                f"{self.new_position[p]}", W_CONTENT if semantic else 0,
+                "PC402", p, f"write dependence_content {_show(content)} in "
+                f"{self._step(p)}", W_CONTENT if semantic else 0,
                 (Edit(pointer, content),) if pointer is not None else ()))
 
     def _semantic_dependence(self, step: Step, by_number: Mapping[int, list[int]]) -> set[int]:

@@ -53,7 +53,9 @@ def _under(modules: set[str], *prefixes: str) -> set[str]:
 def test_version_and_help_import_no_command(tmp_path: Path, option: str) -> None:
     code, modules = imported(tmp_path, option)
     assert code == 0
-    assert _under(modules, "plancheck") <= {"plancheck", "plancheck.cli", "plancheck.build_info"}
+    # (--help also reads the examples and exit statuses it prints, plancheck.cli.helptext.)
+    assert _under(modules, "plancheck") <= {"plancheck", "plancheck.cli", "plancheck.build_info",
+                                            "plancheck.cli.helptext"}
     # Nor the standard library's dearest imports (every command module pays for them).
     assert not modules & {"dataclasses", "inspect", "typing", "json", "pathlib", "difflib",
                           "shutil"}
@@ -72,7 +74,8 @@ def test_a_command_help_imports_that_command_only(tmp_path: Path) -> None:
     code, modules = imported(tmp_path, "check", "--help")
     assert code == 0
     commands = {m for m in _under(modules, "plancheck.cli") if m.count(".") == 2}
-    assert commands <= {"plancheck.cli.check", "plancheck.cli.common"}, commands
+    assert commands <= {"plancheck.cli.check", "plancheck.cli.common",
+                        "plancheck.cli.helptext"}, commands
     assert not _under(modules, *NEVER_FOR_A_PLAN)
 
 
