@@ -185,9 +185,14 @@ class AtomicWriter:
         directory = os.path.dirname(self.path)
         remove_stale_temporaries(directory)
         handle, self._temporary = _locked_temporary(directory)
-        # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
-        self.handle = os.fdopen(handle, "w", encoding="utf-8", newline="",
-                                         errors="backslashreplace")
+        try:
+            # backslashreplace: a lone surrogate read from a JSON escape is written back as one.
+            self.handle = os.fdopen(handle, "w", encoding="utf-8", newline="",
+                                    errors="backslashreplace")
+        except BaseException:  # (a signal: the caller never gets this writer to discard)
+            os.close(handle)
+            self._remove()
+            raise
         self._done = False
 
     def write(self, text: str) -> None:
@@ -251,15 +256,16 @@ def _locked_temporary(directory: str) -> tuple[int, str]:
     # A short name (a target's name may be near the 255-byte limit) that says whose it is.
     handle, made = tempfile.mkstemp(dir=directory, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-",
                                     suffix=".new")
+    temporary = made[: -len(".new")] + ".tmp"
     try:
         if fcntl is not None:
             fcntl.flock(handle, fcntl.LOCK_EX)
-        temporary = made[: -len(".new")] + ".tmp"
         os.rename(made, temporary)
-    except BaseException:
+    except BaseException:  # (a signal may stop it before or after the rename: either name)
         os.close(handle)
-        with contextlib.suppress(OSError):
-            os.unlink(made)
+        for name in (made, temporary):
+            with contextlib.suppress(OSError):
+                os.unlink(name)
         raise
     return handle, temporary
 

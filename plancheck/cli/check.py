@@ -188,27 +188,9 @@ def run(args: argparse.Namespace) -> int:
         except GoldError as error:
             print_plain(error.diagnostics)
             return EXIT_ERROR
-    to_file = args.output is not None and args.output != "-"
-    writer = None
-    if to_file:
-        from plancheck.fileio import AtomicWriter
-
-        try:
-            writer = AtomicWriter(args.output)
-        except OSError as error:
-            _cannot_write(args.output, error)
-            return EXIT_ERROR
     from plancheck.render.registry import stream_class
     from plancheck.render.stream import Tally
 
-    # The report is written while the plans are checked, each plan's diagnostics as soon as
-    # they are known, and each plan's source dropped after them: memory stays flat in the size
-    # of the input (see plancheck.render.stream).
-    stream = None
-    if to_file or not args.statistics:
-        stream = stream_class(format_name)(
-            _file_writer(writer) if writer is not None else _stdout_writer, quiet=args.quiet,
-            colour=not to_file and format_name == "text" and _colour(sys.stdout))
     counted = None
     if args.statistics:
         from plancheck.render.statistics import Statistics
@@ -224,7 +206,26 @@ def run(args: argparse.Namespace) -> int:
             counted.add(diagnostics)
         fatal = fatal or any(d.code in _FATAL for d in diagnostics)
 
-    try:
+    to_file = args.output is not None and args.output != "-"
+    writer = None
+    if to_file:
+        from plancheck.fileio import AtomicWriter
+
+        try:
+            writer = AtomicWriter(args.output)
+        except OSError as error:
+            _cannot_write(args.output, error)
+            return EXIT_ERROR
+    stream = None
+    try:  # (from the writer's creation on: a signal anywhere removes its temporary)
+        # The report is written while the plans are checked, each plan's diagnostics as soon
+        # as they are known, and each plan's source dropped after them: memory stays flat in
+        # the size of the input (see plancheck.render.stream).
+        if to_file or not args.statistics:
+            stream = stream_class(format_name)(
+                _file_writer(writer) if writer is not None else _stdout_writer,
+                quiet=args.quiet,
+                colour=not to_file and format_name == "text" and _colour(sys.stdout))
         loose = [d for d in toolset_diagnostics if options.keeps(d.code, d.name)]
         take(loose)
         if stream is not None:

@@ -102,11 +102,6 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
                 print(f"plancheck: error: cannot resume from {resumed_from}: {error}",
                       file=sys.stderr)
                 return EXIT_ERROR
-    writer = per_item_writer(args.per_item, state=True) if args.per_item else None
-    if writer is False:
-        return EXIT_ERROR
-    if writer is not None:
-        writer.write_state(header(settings))
 
     runner_errors: dict[str, int] = {}
     repeated: dict[str, int] = {}
@@ -149,7 +144,12 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     progress = ScoreProgress.for_files(args.predictions, enabled=not args.no_progress)
     tasks_scored: dict[str, dict[str, int]] = {}  # file -> task -> predictions scored
     replaying = len(resumed)  # the first items: resumed, their lines as written then
-    try:
+    writer = per_item_writer(args.per_item, state=True) if args.per_item else None
+    if writer is False:
+        return EXIT_ERROR
+    try:  # (from the writer's creation on: a signal anywhere leaves no temporary or lock)
+        if writer is not None:
+            writer.write_state(header(settings))
         for item in items():
             progress.tick()
             found = judged.popleft() if verdicts is not None else []

@@ -234,3 +234,28 @@ def test_resume_with_a_policy_gives_the_uninterrupted_result(
     assert per_item.read_bytes() == whole.read_bytes()
     assert b'"policy"' in whole.read_bytes() or "policy" in resumed
     assert resumed == capsys.readouterr().out
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_leaves_no_temporary_of_check_output(tmp_path: Path, signum: int) -> None:
+    """``check --output`` holds its report in a temporary until it is done: a signal while it
+    reads (here a pipe that stays open) removes it, as Ctrl-C does; the old report stays."""
+    report = tmp_path / "report.txt"
+    report.write_text("the last report\n")
+    run = subprocess.Popen([sys.executable, "-m", "plancheck", "check", "--no-config", "-",
+                            "--output", str(report)], stdin=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=_env())
+    try:
+        deadline = time.monotonic() + 120
+        while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        run.send_signal(signum)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(timeout=30)
+    assert run.returncode == 128 + signum, err.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
+    assert report.read_text() == "the last report\n"
