@@ -264,3 +264,22 @@ def test_null_for_an_optional_argument_is_refused_by_the_guard_a_note_by_default
     noted = plancheck.Guard(POOL, profile="default").propose(call("read_text_file", arguments))
     assert noted.allowed
     assert [d.severity for d in noted.diagnostics] == [plancheck.Severity.INFO]
+
+
+def test_a_validator_that_fails_refuses_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library raising must not let the call through (before, schema_errors returned no
+    error and the call ran)."""
+    from plancheck.ir import schema_validation
+
+    guard = plancheck.Guard(POOL)
+    tool = guard.toolset.tools["write_file"]
+
+    class Broken:
+        def is_valid(self, value: Any) -> bool:
+            raise RuntimeError("the library failed")
+
+    monkeypatch.setitem(schema_validation._VALIDATORS, schema_validation.tool_schema_text(tool),
+                        Broken())
+    verdict = guard.propose(call("write_file", {"path": "a", "content": "b"}))
+    assert not verdict.allowed and codes(verdict) == ["PC002"]
+    assert "the library failed" in verdict.feedback
