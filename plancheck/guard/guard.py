@@ -200,7 +200,7 @@ class Guard:
     # ----------------------------------------------------------------------- deciding
 
     def _decide(self, proposed: ProposedCall) -> Verdict:
-        call_id = proposed.call_id or f"call_{self._proposed}"
+        call_id = proposed.call_id or self._fresh_id()
         self._proposed += 1
         if call_id in self._by_id:
             return self._refuse(call_id, proposed.tool if isinstance(proposed.tool, str)
@@ -264,6 +264,13 @@ class Guard:
         return Verdict(allowed, diagnostics,
                        feedback_text(call_id, tool.name, diagnostics, allowed, lines),
                        call_id, tool.name, to_run, flows)
+
+    def _fresh_id(self) -> str:
+        """An id for a call that carries none (``call_N``), never one a call already has."""
+        number = self._proposed
+        while f"call_{number}" in self._by_id:
+            number += 1
+        return f"call_{number}"
 
     def _request(self, call_id: str, tool: ToolSignature, arguments: dict[str, Any],
                  call: PolicyCall) -> list[Diagnostic]:

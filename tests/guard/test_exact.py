@@ -283,3 +283,12 @@ def test_a_validator_that_fails_refuses_the_call(monkeypatch: pytest.MonkeyPatch
     verdict = guard.propose(call("write_file", {"path": "a", "content": "b"}))
     assert not verdict.allowed and codes(verdict) == ["PC002"]
     assert "the library failed" in verdict.feedback
+
+
+def test_a_call_without_an_id_never_takes_one_already_accepted() -> None:
+    guard = plancheck.Guard(POOL)
+    assert guard.propose({"name": "read_text_file", "id": "call_1",
+                          "arguments": {"path": "a"}}).allowed
+    unnamed = guard.propose({"name": "read_text_file", "arguments": {"path": "b"}})
+    assert unnamed.allowed and unnamed.call_id not in ("call_1",)
+    assert len({c["id"] for c in guard.trajectory()}) == 2
