@@ -224,3 +224,24 @@ def test_a_large_call_being_checked_does_not_hold_up_other_messages(tmp_path: Pa
         client.close()
     order = [m.get("id") for m in client.seen if m.get("id") in (1, "ping")]
     assert order == ["ping", 1]
+
+
+def test_a_call_sent_again_with_its_input_is_the_same_call(tmp_path: Path) -> None:
+    """2026-07-28's input_required: the server asks for input, the client sends the same call
+    again with it; the guard judged it once (``at most 1`` lets the retry through), and a
+    retry with other arguments is a new call, judged."""
+    log = tmp_path / "raw.jsonl"
+    with RawClient(proxy_command("--policy", _policy(tmp_path, "at most 1 ask")),
+                   env={"RAW_LOG": str(log)}) as client:
+        client.start()
+        client.send(call(1, "ask", {"q": "why"}))
+        first = client.reply(1)
+        client.send(call(2, "ask", {"q": "why"}, requestState="asked-once"))
+        retried = client.reply(2)
+        client.send(call(3, "ask", {"q": "how"}, requestState="asked-once"))
+        other = client.reply(3)
+        client.close()
+    assert first["result"]["resultType"] == "input_required"
+    assert not _refused(retried) and "ask ran" in json.dumps(retried)
+    assert _refused(other) and "policy p" in json.dumps(other)
+    assert ran(log) == ["ask"]

@@ -10,7 +10,8 @@ every line received (``{"received": text}``) and every tool run (``{"ran": name,
 Tools: ``read_secret``, ``send_email(to, body)``, ``write_file(path, content)``, ``refresh``
 (sends ``notifications/tools/list_changed`` before answering), ``garble`` (answers with a
 line that is not valid UTF-8), ``vanish`` (closes its output and stays), ``spawn`` (starts a
-child process in its process group and answers with both pids). Methods beyond MCP's:
+child process in its process group and answers with both pids), ``ask`` (answers
+``input_required`` until it is sent again with a ``requestState``). Methods beyond MCP's:
 ``slow/echo`` is answered a second later, ``never/answer`` never.
 
 Behaviour switches (environment): ``RAW_STALL_FIRST_LIST=S`` answers the first ``tools/list``
@@ -44,6 +45,7 @@ TOOLS = [
     {"name": "garble", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "vanish", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "spawn", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "ask", "inputSchema": {"type": "object", "properties": {"q": STRING}}},
 ]
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 out = sys.stdout.buffer
@@ -76,6 +78,9 @@ def text_result(text: str) -> dict[str, Any]:
 
 def run_tool(request_id: Any, params: dict[str, Any]) -> None:
     name = params.get("name")
+    if name == "ask" and "requestState" not in params:  # 2026-07-28: input first
+        result(request_id, {"resultType": "input_required", "requestState": "asked-once"})
+        return
     arguments = params.get("arguments")
     shallow = json.dumps(arguments).count("[") < 100  # (the log stays readable by any parser)
     log({"ran": name, "arguments": arguments if shallow else "<deep>", "id": request_id})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["MODERN_VERSIONS", "envelope", "is_modern", "tool_error"]
+__all__ = ["MODERN_VERSIONS", "envelope", "is_modern", "needs_input", "tool_error"]
 
 PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
@@ -47,3 +47,11 @@ def tool_error(request: dict[str, Any], text: str) -> dict[str, Any]:
     if is_modern(request):
         result["resultType"] = "complete"
     return {"jsonrpc": "2.0", "id": request.get("id"), "result": result}
+
+
+def needs_input(result: Any) -> bool:
+    """Whether a ``tools/call`` result is 2026-07-28's ``input_required``: the call has not
+    run yet, and the client sends it again with the input (``requestState``,
+    ``inputResponses``). The guard judged it once; the same call sent again is not a second
+    one (an ``at most`` rule would count it twice)."""
+    return isinstance(result, dict) and result.get("resultType") == "input_required"

@@ -87,7 +87,9 @@ class McpProxy:
         self._client_lock = threading.Lock()  # (each output its own lock: a server slow to
         self._server_lock = threading.Lock()  # read must not hold up its answers)
         self._pending: dict[str, str] = {}  # client request id key -> method
-        self._calls: dict[str, str] = {}  # forwarded tools/call id key -> guard call id
+        # forwarded tools/call id key -> (guard call id, the call as the client sent it)
+        self._calls: dict[str, tuple[str, str]] = {}
+        self._awaiting_input: dict[str, str] = {}  # the call sent -> its guard call id
         self._cancelled: set[str] = set()
         self._own: dict[str, _Asked] = {}
         self._guard: Any = None
@@ -256,6 +258,15 @@ class McpProxy:
                          f"({type(error).__name__}: {error}); please report it")))
 
     def _judge(self, message: dict[str, Any], key: str) -> None:
+        sent = _signature(message)
+        if _continues(message):
+            with self._lock:
+                call_id = self._awaiting_input.pop(sent, None)
+                if call_id is not None:
+                    self._calls[key] = (call_id, sent)
+            if call_id is not None:  # the retry of a call judged and accepted, unchanged
+                self._to_server(wire.encode(message))
+                return
         guard, problem = self._current_guard(message)
         if guard is None:
             self._answer(key, wire.encode(protocol.tool_error(
@@ -267,11 +278,11 @@ class McpProxy:
             self._answer(key, wire.encode(protocol.tool_error(message, verdict.feedback)))
             return
         params = message["params"]
+        with self._lock:
+            self._calls[key] = (verdict.call_id, sent)
         if isinstance(verdict.arguments, dict) and (
                 "arguments" in params or verdict.arguments):
             params["arguments"] = verdict.arguments  # what was judged is what runs
-        with self._lock:
-            self._calls[key] = verdict.call_id
         self._to_server(wire.encode(message))
 
     def _current_guard(self, request: dict[str, Any]) -> tuple[Any, str]:
@@ -387,8 +398,13 @@ class McpProxy:
             asked.done.set()
             return
         if call_id is not None and self._guard is not None:
-            with self._guard_lock:
-                self._guard.record(call_id, message.get("result", message.get("error")))
+            result = message.get("result", message.get("error"))
+            if protocol.needs_input(result):  # not done: the client will send it again
+                with self._lock:
+                    self._awaiting_input[call_id[1]] = call_id[0]
+            else:
+                with self._guard_lock:
+                    self._guard.record(call_id[0], result)
         if not self._answer(key, line):
             self._say(f"the MCP server answered {key}, which no pending request has; "
                       "the answer was dropped")
@@ -476,3 +492,18 @@ class McpProxy:
                     wire.write_all(server.stdin.fileno(), line)
         except (OSError, ValueError):  # the server has gone: its reader answers what is pending
             pass
+
+
+def _signature(request: dict[str, Any]) -> str:
+    """A ``tools/call`` as the client sent it: its tool and arguments."""
+    params = request.get("params")
+    if not isinstance(params, dict):
+        return ""
+    return json.dumps([params.get("name"), params.get("arguments")], sort_keys=True)
+
+
+def _continues(request: dict[str, Any]) -> bool:
+    """Whether a ``tools/call`` answers a server's ``input_required`` (2026-07-28)."""
+    params = request.get("params")
+    return isinstance(params, dict) and ("requestState" in params or
+                                         "inputResponses" in params)
