@@ -365,43 +365,52 @@ def pool_formats_page() -> str:
     return "\n".join(lines)
 
 
-def _syntax_examples() -> dict[str, str]:
-    """Each syntax's spelling, from the table in ``plancheck.compiler.refsyntax``'s docstring."""
+def _syntaxes() -> list[tuple[str, str, str | None]]:
+    """(name, description, example) of each reference syntax: from the registry
+    ``REFERENCE_SYNTAXES`` (an example is the first code span of a description), else from the
+    syntax names and the table in ``plancheck.compiler.refsyntax``'s docstring."""
     from plancheck.compiler import refsyntax
 
-    examples: dict[str, str] = {}
+    registry = getattr(refsyntax, "REFERENCE_SYNTAXES", None)
+    if registry is not None:
+        out = []
+        for name, syntax in registry.items():
+            spans = re.findall(r"`([^`]+)`", syntax.description)
+            out.append((name, syntax.description, spans[0] if spans else None))
+        return out
+    from plancheck.compiler.call_formats import SYNTAXES
+
+    table: dict[str, str] = {}
     for line in (refsyntax.__doc__ or "").splitlines():
         if line.startswith("``"):
             parts = line.split("``")
-            examples[parts[1]] = parts[3]
-    return examples
+            table[parts[1]] = parts[3]
+    return [(name, f"`{table[name]}`" if name in table else "", table.get(name))
+            for name in SYNTAXES]
 
 
 def reference_syntaxes_page() -> str:
     from plancheck.compiler import refsyntax
-    from plancheck.compiler.call_formats import SYNTAXES
 
     lines = ["# Reference syntaxes", "",
              "How an argument names the result of an earlier call, in each corpus plancheck "
-             "reads. Generated from the syntaxes `--reference-syntax` accepts "
-             "(`plancheck/compiler/call_formats.py`); each example is parsed by "
-             "`plancheck/compiler/refsyntax.py` when this page is made. By default every "
-             "syntax is tried; whether calls count from 0 or 1 is read per plan from its "
-             "references. Text that only looks like a reference (`\"<output of step 2>\"`) is "
-             "a [PC209](codes/PC209.md) warning.", "",
-             "| syntax | example | names the call | and its output |", "| --- | --- | --- | --- |"]
-    examples = _syntax_examples()
-    for name in SYNTAXES:
-        example = examples.get(name)
+             "reads. Generated from the registry of syntaxes (`plancheck/compiler/refsyntax.py`; "
+             "`--reference-syntax NAME` reads one only); each example is parsed by it when this "
+             "page is made. By default every syntax is tried; whether calls count from 0 or 1 "
+             "is read per plan from its references. Text that only looks like a reference "
+             "(`\"<output of step 2>\"`) is a [PC209](codes/PC209.md) warning.", "",
+             "| syntax | written | the example names the call | and its output |",
+             "| --- | --- | --- | --- |"]
+    for name, description, example in _syntaxes():
         if example is None:
-            lines.append(f"| `{name}` | | | |")
+            lines.append(f"| `{name}` | {description} | | |")
             continue
         match = refsyntax.parse(example, (name,))
         if not isinstance(match, refsyntax.RefMatch) or match.syntax != name:
             raise ValueError(f"the example of reference syntax {name} does not parse as one")
         call = f"number {match.number}" if match.number is not None else f"label `{match.label}`"
         key = f"`{match.key}`" if match.key else "its whole result"
-        lines.append(f"| `{name}` | `{example}` | {call} | {key} |")
+        lines.append(f"| `{name}` | {description} | {call} | {key} |")
     return "\n".join([*lines, ""])
 
 
