@@ -87,13 +87,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true",
                         help="explain inconsistent dependency constraints with a minimal "
                         "conflicting set (Z3)")
-    from plancheck.compiler.call_formats import SYNTAXES, call_format_choices
+    from plancheck.formats.plugins import Choices
 
-    parser.add_argument("--call-format", choices=call_format_choices(), default="auto",
-                        help="read tool calls in this shape only (default: detected per input)")
-    parser.add_argument("--reference-syntax", choices=("auto", *SYNTAXES, "none"),
-                        default="auto", help="read references to earlier results in this "
-                        "syntax only (default: detected per input)")
+    # The shapes' and syntaxes' registries are read only when such an option is given (or the
+    # help shown): checking a plain plan loads neither (tests/cli/test_startup.py).
+    parser.add_argument("--call-format", choices=Choices(("auto",), _call_formats),
+                        default="auto", metavar="SHAPE",
+                        help="read tool calls in this shape only: %(choices)s (default: "
+                        "auto, detected per input)")
+    parser.add_argument("--reference-syntax", choices=Choices(("auto", "none"), _syntaxes),
+                        default="auto", metavar="SYNTAX",
+                        help="read references to earlier results in this syntax only: "
+                        "%(choices)s (default: auto, detected per input)")
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
                         help="time limit of the solver (--explain, --policy) per plan, in "
                         "milliseconds (default: 2000); a policy check past it is a PC814 error")
@@ -170,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
             timeout_ms=DEFAULT_TIMEOUT_MS if args.timeout_ms is None else args.timeout_ms))
     if args.task is not None or args.tasks is not None or args.task_fields:
         phases.append(_request_phase(args.task, args.tasks, args.task_fields))
-    from plancheck.compiler.call_formats import forced
+    from plancheck.compiler.forced_formats import forced
     from plancheck.fileio import DEFAULT_MAX_SIZE, parse_size, set_read_limit
 
     try:
@@ -429,3 +434,15 @@ def _cannot_write(path: str, error: OSError) -> None:
     reason = error.strerror or str(error)
     print_plain([make("PC001", f"cannot write {path}: {reason}", data={"path": path})
                  .with_context(file=path, record=None)])
+
+
+def _call_formats() -> tuple[str, ...]:
+    from plancheck.compiler.call_formats import call_format_choices
+
+    return tuple(call_format_choices())
+
+
+def _syntaxes() -> tuple[str, ...]:
+    from plancheck.compiler.call_formats import SYNTAXES
+
+    return tuple(SYNTAXES)

@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from plancheck.compiler.call_formats import forced_formats
 from plancheck.compiler.extraction.linter import extract_plan
+from plancheck.compiler.forced_formats import forced_formats
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.limits import MAX_STEPS, too_many
 from plancheck.diagnostics.model import Diagnostic, make
