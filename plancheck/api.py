@@ -198,7 +198,7 @@ def check_trajectory(trajectory: Any, toolset: Toolset | str | Path | None = Non
     """
     import json
 
-    from plancheck.compiler.callshapes import lower_trajectory
+    from plancheck.compiler.trajectories import lower_trajectory
 
     toolset = _toolset(toolset)
     options = _with_profile(options or CheckOptions(), profile)

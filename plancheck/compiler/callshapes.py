@@ -36,36 +36,27 @@ plan is checked.
 ``--call-format`` and ``--reference-syntax`` force one shape or one syntax
 (:func:`plancheck.compiler.call_formats.forced`); by default both are detected per input.
 
-**DORA-style trajectories.** A document that is a list of calls in DORA's reading (generic or
-OpenAI calls whose references are DORA's ``<key> from trajectory[N].obs`` or DisasterBench's,
-see :func:`lower_trajectory`) is lowered by the same lowering, with two things DORA reads
-differently: every item of the list is a call in its place (an item that is not an object,
-``PC106``, or names no tool, ``PC107``, keeps the numbers of the calls after it), and an
-argument string is read as DORA reads it (numbered from 0, or from 1 when the calls are
-numbered 1..K; a whole observation or a malformed mention of ``trajectory[...]`` is checked
-here: ``PC205``-``PC207``). Arguments are then named ones only.
+**Other readings of a call list.** A reader given to :func:`lower_calls` (``reread``) may
+read the same calls otherwise after they are read (a trajectory whose references another
+format defines, :mod:`plancheck.compiler.trajectories`): it subclasses
+:class:`CallLowering`, whose hooks say how an item, a call's tool and its arguments are read.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
-from plancheck.compiler.call_lists import list_problems, no_calls
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.shapes import WHOLE_OUTPUT, FoundCall, find_calls, positional_key
-from plancheck.formats.sniff import (
-    is_call_trajectory,
-    is_dora_document,
-    is_plan_steps,
-    unwrap_trajectory,
-)
+from plancheck.formats.sniff import is_plan_steps, is_trajectory_document
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
@@ -95,11 +86,17 @@ class CallPlan(Plan):
 # --------------------------------------------------------------------------- lowering
 
 
-def lower_calls(value: Any, root: Span, *, name: str | None = None, trajectories: bool = True
-                ) -> tuple[Plan | None, list[Diagnostic]] | None:
-    """The plan the tool calls in ``value`` make (``None``: no calls found). With
-    ``trajectories``, a whole document in DORA's reading is lowered as
-    :func:`lower_trajectory` lowers it. With a forced call format, finding no call of that
+Lowered = tuple[Plan | None, list[Diagnostic]]
+# Another reading of the calls of a document, asked once they are read (the lowering, or None
+# when no call was found): its plan and diagnostics, or None to keep this one.
+Reread = Callable[[Any, Span, "str | None", "CallLowering | None"], "Lowered | None"]
+
+
+def lower_calls(value: Any, root: Span, *, name: str | None = None,
+                reread: Reread | None = None) -> Lowered | None:
+    """The plan the tool calls in ``value`` make (``None``: no calls found). ``reread``: another
+    reading of the document, asked when neither a call format nor a reference syntax is
+    forced (see the module docstring). With a forced call format, finding no call of that
     shape is an error, not a reason to read a plan instead."""
     call_format, syntax = forced_formats()
     if call_format is None and is_plan_steps(value):
@@ -111,52 +108,26 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None, trajectories
                            help=["--call-format auto detects the shape"],
                            data={"call_format": call_format})]
     if not calls:
-        return lower_trajectory(value, root, name=name) \
-            if trajectories and is_call_trajectory(value) else None
+        return reread(value, root, name, None) if reread is not None else None
     too_large = plan_limit([call.arguments for call in calls], root, what="calls")
     if too_large is not None:
         return None, [too_large]
     allowed = SYNTAXES if syntax in (None, "auto") else \
         (() if syntax == "none" else (syntax,))
-    lowering = _Lowering(root, calls, allowed)
+    lowering = CallLowering(root, calls, allowed)
     try:
         lowering.read()
     except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
         return None, [error.diagnostic(root)]
-    if trajectories and call_format is None and syntax is None and lowering.dora_reads(value):
-        return lower_trajectory(value, root, name=name)
-    return lowering.plan(name), lowering.diagnostics
-
-
-def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: int | None = None
-                     ) -> tuple[Plan | None, list[Diagnostic]]:
-    """The plan a DORA-style trajectory describes (a list of calls, bare or under a wrapper
-    key), read as DORA reads it (see the module's docstring), and the diagnostics reading it
-    raised. ``base``: the number of the first call in references (default: 1 when the calls
-    are numbered 1..K, else 0)."""
-    from plancheck.dora.trajectory import read_calls, reference_base
-
-    calls, pointer = unwrap_trajectory(value)
-    root = Span(root.file, pointer=(root.pointer or "") + pointer)
-    problems = list_problems(calls, root, "tool calls")
-    if problems is not None:
-        return None, problems
-    found = [FoundCall(raw.pointer, _TRAJECTORY if raw.is_object else _NOT_A_CALL, raw.name,
-                       raw.name_pointer, raw.arguments, raw.arguments_pointer)
-             for raw in read_calls(calls)]
-    lowering = _Lowering(root, found, (), trajectory=_Trajectory(
-        reference_base(calls) if base is None else base, len(calls)))
-    if not calls:
-        lowering.diagnostics.append(no_calls(root))
-    try:
-        lowering.read()
-    except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
-        return None, [error.diagnostic(root)]
+    if reread is not None and call_format is None and syntax is None:
+        again = reread(value, root, name, lowering)
+        if again is not None:
+            return again
     return lowering.plan(name), lowering.diagnostics
 
 
 @dataclass(slots=True)
-class _Parsed:
+class Parsed:
     """An argument as read: its name (``#i`` when positional), value, span, and the reference
     or placeholder its value spells."""
 
@@ -168,36 +139,33 @@ class _Parsed:
     # References inside a list or object value: (JSON pointer below the value, reference,
     # its span, its text).
     nested: list[tuple[str, RefMatch, Span, str]] = field(default_factory=list)
-    # In a trajectory: the binding and the nested references, read as DORA reads them.
+    # Bound while read (by a reading of its own): the binding and the nested references.
     bound: Binding | None = None
     bound_nested: tuple[tuple[str, Reference], ...] = ()
 
 
-# The shapes of the items of a trajectory: a call, and an item that is not an object.
-_TRAJECTORY = "trajectory"
-_NOT_A_CALL = "not a call"
-
-
-@dataclass(frozen=True, slots=True)
-class _Trajectory:
-    """How a trajectory numbers its calls: from ``base`` in references, ``count`` in all."""
-
-    base: int
-    count: int
+# The shape of an item of a call list that is not an object (kept in its place, no step).
+NOT_A_CALL = "not a call"
 
 
 @dataclass(slots=True)
-class _Lowering:
+class CallLowering:
+    """Reads found calls into steps; the hooks (:meth:`tool`, :meth:`read_items`,
+    :meth:`not_arguments`, :meth:`make_plan`, ``positional_lists``) are what another reading
+    of a call list overrides."""
+
+    # Whether a list of arguments is read as positional ones (bound in input order).
+    positional_lists: ClassVar[bool] = True
+
     root: Span
     calls: list[FoundCall]
     allowed: tuple[str, ...]
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    parsed: list[list[_Parsed] | None] = field(default_factory=list)  # per call; None: unread
+    parsed: list[list[Parsed] | None] = field(default_factory=list)  # per call; None: unread
     syntaxes: set[str] = field(default_factory=set)
     positional: bool = False
     placeholders: int = 0
     decoded_fields: int = 0  # arguments read from JSON strings, which plan_limit cannot see
-    trajectory: _Trajectory | None = None  # read as DORA reads a trajectory (see lower_trajectory)
     tools: list[str | None] = field(default_factory=list)  # per call, once read
 
     def span(self, pointer: str | None) -> Span:
@@ -210,55 +178,30 @@ class _Lowering:
         syntaxes and shapes they use."""
         self.parsed = [self.call(c, i) for i, c in enumerate(self.calls)]
 
-    def call(self, call: FoundCall, position: int) -> list[_Parsed] | None:
-        span = self.span(call.pointer)
-        if call.shape == _NOT_A_CALL:
-            self.tools.append(None)
-            self.diagnostics.append(make(
-                "PC106", f"call {position} is not an object", primary=span,
-                label="expected a tool call object", data={"position": position}))
-            return None
-        tool: str | None = None
-        if call.name_pointer is None and call.shape == _TRAJECTORY:
-            self.diagnostics.append(make(
-                "PC107", f"call {position} names no tool", primary=span,
-                label="no `tool` or `name` member", data={"position": position,
-                                                          "fields": ["tool"]}))
-        elif isinstance(call.name, str) and call.name.strip():
-            tool = call.name
-        else:
-            self.diagnostics.append(make(
-                "PC108", f"the tool of call {position} must be a non-empty string, found "
-                f"{json_type_name(call.name)}",
-                primary=self.span(call.name_pointer) if call.name_pointer else span,
-                label="expected a tool name",
-                data={"position": position, "field": "tool",
-                      "actual": json_type_name(call.name)}))
-        self.tools.append(tool)
+    def call(self, call: FoundCall, position: int) -> list[Parsed] | None:
+        self.tools.append(self.tool(call, position, self.span(call.pointer)))
         return self.arguments(call, position)
 
-    def dora_reads(self, value: Any) -> bool:
-        """Whether ``value`` is read as a trajectory (:func:`lower_trajectory`): calls in the
-        shapes DORA writes whose references are DORA's or DisasterBench's, with named
-        arguments (or any arguments, under DORA's own ``trajectory`` wrapper, where the
-        others are reported)."""
-        if any(c.shape not in ("generic", "openai-chat") or c.labels for c in self.calls):
-            return False
-        if self.syntaxes - {"dora", "generated"} or self.placeholders:
-            return False
-        explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
-        if self.positional and not explicit:
-            return False
-        return is_call_trajectory(value)
+    def tool(self, call: FoundCall, position: int, span: Span) -> str | None:
+        """The call's tool (``PC108`` when it names none that can be one)."""
+        if isinstance(call.name, str) and call.name.strip():
+            return call.name
+        self.diagnostics.append(make(
+            "PC108", f"the tool of call {position} must be a non-empty string, found "
+            f"{json_type_name(call.name)}",
+            primary=self.span(call.name_pointer) if call.name_pointer else span,
+            label="expected a tool name",
+            data={"position": position, "field": "tool",
+                  "actual": json_type_name(call.name)}))
+        return None
 
     def plan(self, name: str | None) -> Plan:
-        """The plan, once every call is read (a trajectory's is a plain plan: it binds no
-        name to the pool)."""
+        """The plan, once every call is read."""
         bases = self.bases()
         labels = {label: (i, key) for i, c in enumerate(self.calls) for label, key in c.labels}
         steps = []
         for position, call in enumerate(self.calls):
-            if call.shape == _NOT_A_CALL:
+            if call.shape == NOT_A_CALL:
                 continue
             args = self.parsed[position]
             bound = tuple(
@@ -268,10 +211,11 @@ class _Lowering:
                          self.nested(a, position, bases, labels))
                 for a in (args or ()))
             steps.append(self.step(call, position, bound, args is not None))
-        if self.trajectory is not None:
-            return Plan(tuple(steps), self.root, name=name)
-        return CallPlan(tuple(steps), self.root, name=name,
-                        needs_binding=self.positional or bool(labels) or bool(self.syntaxes))
+        return self.make_plan(tuple(steps), name, bool(labels))
+
+    def make_plan(self, steps: tuple[Step, ...], name: str | None, labelled: bool) -> Plan:
+        return CallPlan(steps, self.root, name=name,
+                        needs_binding=self.positional or labelled or bool(self.syntaxes))
 
     def step(self, call: FoundCall, position: int, args: tuple[Argument, ...],
              readable: bool) -> Step:
@@ -283,7 +227,7 @@ class _Lowering:
                     stored_spans={"agent": name_span, "inputs": arguments_span, "step": span,
                                   "outputs": span})
 
-    def arguments(self, call: FoundCall, position: int) -> list[_Parsed] | None:
+    def arguments(self, call: FoundCall, position: int) -> list[Parsed] | None:
         raw = call.arguments
         if raw is None and call.arguments_pointer is None:
             return []  # a call without arguments passes none
@@ -301,16 +245,19 @@ class _Lowering:
                 raise TooManyFields(self.decoded_fields)
         if isinstance(raw, dict):
             items: list[tuple[str, Any, Span]] = [
-                (str(k), v, _below(span, str(k), inline)) for k, v in raw.items()]
-        elif isinstance(raw, list) and self.trajectory is None:
+                (str(k), v, below(span, str(k), inline)) for k, v in raw.items()]
+        elif isinstance(raw, list) and self.positional_lists:
             self.positional = self.positional or bool(raw)
-            items = [(positional_key(i), v, _below(span, i, inline)) for i, v in enumerate(raw)]
+            items = [(positional_key(i), v, below(span, i, inline)) for i, v in enumerate(raw)]
         else:
             self.not_arguments(call, position, raw, span)
             return None
-        if self.trajectory is not None:
-            return [self.dora_argument(key, value, value_span, position, inline, span)
-                    for key, value, value_span in items]
+        return self.read_items(items, position, inline, span)
+
+    def read_items(self, items: list[tuple[str, Any, Span]], position: int, inline: bool,
+                   span: Span) -> list[Parsed]:
+        """The arguments (name, value, span) of the call at ``position``, read: references
+        and placeholders in the allowed syntaxes."""
         parsed = []
         for key, value, value_span in items:
             match = parse(value, self.allowed) if isinstance(value, str) else None
@@ -321,92 +268,21 @@ class _Lowering:
             nested: list[tuple[str, RefMatch, Span, str]] = []
             if isinstance(value, (list, dict)):
                 self.nested_strings(value, value_span, "", position, key, nested, inline)
-            parsed.append(_Parsed(key, value, value_span, match, None if inline else span,
-                                  nested))
+            parsed.append(Parsed(key, value, value_span, match, None if inline else span,
+                                 nested))
         return parsed
 
     def not_arguments(self, call: FoundCall, position: int, raw: Any, span: Span) -> None:
-        """``PC108`` for arguments that are no object of named arguments (nor, but in a
-        trajectory, a list of positional ones)."""
-        if self.trajectory is not None:
-            what = "a string that is not a JSON object" if isinstance(call.arguments, str) \
-                else json_type_name(raw)
-            message = f"the arguments of call {position} must be an object, found {what}"
-            label = "expected an object of arguments"
-        else:
-            what = "a string that is neither a JSON object nor a list" \
-                if isinstance(call.arguments, str) else json_type_name(raw)
-            message = (f"the arguments of call {position} must be an object or a list, "
-                       f"found {what}")
-            label = "expected an object of named arguments or a list of positional ones"
+        """``PC108`` for arguments that are no object of named arguments nor a list of
+        positional ones."""
+        what = "a string that is neither a JSON object nor a list" \
+            if isinstance(call.arguments, str) else json_type_name(raw)
         self.diagnostics.append(make(
-            "PC108", message, primary=span, label=label,
+            "PC108", f"the arguments of call {position} must be an object or a list, "
+            f"found {what}", primary=span,
+            label="expected an object of named arguments or a list of positional ones",
             data={"position": position, "field": "arguments",
                   "actual": json_type_name(call.arguments)}))
-
-    # ------------------------------------------------------------ DORA's reading of a value
-
-    def dora_argument(self, key: str, value: Any, span: Span, position: int, inline: bool,
-                      arguments_span: Span) -> _Parsed:
-        """An argument of a trajectory's call, bound as DORA reads it."""
-        nested: list[tuple[str, Reference]] = []
-        if isinstance(value, str):
-            bound = self.dora_string(value, span, position, key)
-        else:
-            self.dora_nested(value, span, "", position, key, nested, inline)
-            bound = Literal(value, span)
-        return _Parsed(key, value, span, None, None if inline else arguments_span,
-                       bound=bound, bound_nested=tuple(nested))
-
-    def dora_string(self, value: str, span: Span, position: int, key: str) -> Binding:
-        from plancheck.dora.references import Malformed, TrajectoryReference, parse_reference
-
-        trajectory = self.trajectory
-        assert trajectory is not None
-        parsed = parse_reference(value)
-        if isinstance(parsed, TrajectoryReference) and parsed.key is not None:
-            return Reference(parsed.step - trajectory.base, parsed.key, span, raw=value)
-        if isinstance(parsed, TrajectoryReference):
-            self.dora_call_number(parsed.step, span, position, key)
-        elif isinstance(parsed, Malformed):
-            self.dora_malformed(value, span, position, key)
-        else:
-            return read_binding(value, span)  # also reads DisasterBench `<GENERATED>-k-<key>`
-        return Literal(value, span)
-
-    def dora_nested(self, value: Any, span: Span, pointer: str, position: int, key: str,
-                    found: list[tuple[str, Reference]], inline: bool) -> None:
-        """The references inside a list or object argument of a trajectory's call, into
-        ``found`` with their JSON pointers in the argument's value; the call numbers of whole
-        observations are checked here."""
-        if isinstance(value, (list, dict)):
-            members = enumerate(value) if isinstance(value, list) else value.items()
-            for token, item in members:
-                self.dora_nested(item, _below(span, token, inline),
-                                 f"{pointer}/{escape_pointer(str(token))}", position, key,
-                                 found, inline)
-        elif isinstance(value, str):
-            bound = self.dora_string(value, span, position, key)
-            if isinstance(bound, Reference):
-                found.append((pointer, bound))
-
-    def dora_call_number(self, written: int, span: Span, position: int, key: str) -> None:
-        """``PC206``/``PC207`` for a reference the IR cannot hold (a whole observation)."""
-        from plancheck.compiler.dora_native import call_reference_problem
-
-        trajectory = self.trajectory
-        assert trajectory is not None
-        problem = call_reference_problem(written - trajectory.base, trajectory.count, position,
-                                         key, span, written=written)
-        if problem is not None:
-            self.diagnostics.append(problem)
-
-    def dora_malformed(self, value: str, span: Span, position: int, key: str) -> None:
-        self.diagnostics.append(make(
-            "PC205", f"argument `{key}` of call {position} mentions `trajectory[...]` but is "
-            f"not a reference", primary=span, label="expected `<key> from trajectory[N].obs`",
-            help=["write references as `<key> from trajectory[N].obs`"],
-            data={"step": position, "position": position, "key": key, "actual": value}))
 
     # ------------------------------------------------------------ references in any syntax
 
@@ -416,17 +292,17 @@ class _Lowering:
         to ``found``, the placeholders are reported."""
         members = enumerate(value) if isinstance(value, list) else value.items()
         for token, item in members:
-            below = _below(span, token, inline)
+            under = below(span, token, inline)
             where = f"{pointer}/{escape_pointer(str(token))}"
             if isinstance(item, str):
                 match = parse(item, self.allowed)
                 if isinstance(match, RefMatch):
                     self.syntaxes.add(match.syntax)
-                    found.append((where, match, below, item))
+                    found.append((where, match, under, item))
                 elif isinstance(match, Placeholder):
-                    self.placeholder(item, below, position, key)
+                    self.placeholder(item, under, position, key)
             elif isinstance(item, (list, dict)):
-                self.nested_strings(item, below, where, position, key, found, inline)
+                self.nested_strings(item, under, where, position, key, found, inline)
 
     def placeholder(self, value: str, span: Span, position: int, key: str) -> None:
         self.placeholders += 1
@@ -451,12 +327,12 @@ class _Lowering:
         bases["generated"] = 0  # DisasterBench numbers steps from 0, always
         return bases
 
-    def binding(self, parsed: _Parsed, position: int, bases: dict[str, int],
+    def binding(self, parsed: Parsed, position: int, bases: dict[str, int],
                 labels: dict[str, tuple[int, str]]) -> Binding:
         return self.bound(parsed.match, parsed.span, parsed.value, parsed.name, position,
                           bases, labels)
 
-    def nested(self, parsed: _Parsed, position: int, bases: dict[str, int],
+    def nested(self, parsed: Parsed, position: int, bases: dict[str, int],
                labels: dict[str, tuple[int, str]]) -> tuple[tuple[str, Reference], ...]:
         """The references nested in an argument's value that name a call (the others are
         reported, and stay the text they are)."""
@@ -495,7 +371,7 @@ class _Lowering:
         return Literal(value, span)
 
 
-def _below(span: Span, token: str | int, inline: bool) -> Span:
+def below(span: Span, token: str | int, inline: bool) -> Span:
     # Values decoded from a JSON string all point at that string.
     return span.child(token) if inline and span.pointer is not None else span
 
@@ -530,11 +406,13 @@ def _shown(name: str) -> str:
 # --------------------------------------------------------------------------- frontend hooks
 
 
-def call_unit(value: Any, file: str, positions: Positions) -> PlanUnit | None:
-    """A plan unit for a JSON document of tool calls (``None``: it holds none)."""
+def call_unit(value: Any, file: str, positions: Positions, reread: Reread | None = None
+              ) -> PlanUnit | None:
+    """A plan unit for a JSON document of tool calls (``None``: it holds none); ``reread``:
+    see :func:`lower_calls`."""
     from plancheck.compiler.units import PlanUnit
 
-    lowered = lower_calls(value, Span(file, pointer=""))
+    lowered = lower_calls(value, Span(file, pointer=""), reread=reread)
     if lowered is None:
         return None
     return PlanUnit(file, None, positions, plan=lowered[0], diagnostics=lowered[1])
@@ -543,11 +421,7 @@ def call_unit(value: Any, file: str, positions: Positions) -> PlanUnit | None:
 def calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
     """Fill ``unit`` with the plan of the tool calls in ``value`` (a JSONL record, or the
     JSON found in a completion); False when it holds none."""
-    from plancheck.compiler.dora_native import dora_into_unit
-
-    if forced_formats() == (None, None) and dora_into_unit(unit, value, root):
-        return True  # a DORA run record, or DORA steps in a completion
-    lowered = lower_calls(value, root, trajectories=False)  # trajectories: whole files only
+    lowered = lower_calls(value, root)
     if lowered is None:
         return False
     unit.plan = lowered[0]
@@ -568,13 +442,15 @@ def calls_in_text(text: str) -> tuple[Any, int, int, bool] | None:
     candidates = [*fences, *((i, len(text), n == 0) for n, i in enumerate(openers))]
     for start, end, repair in candidates:
         value, stop, verbatim = _read_value(text, start, end, repair=repair)
-        if stop > start and (find_calls(value, forced_formats()[0]) or _is_dora(value)):
+        if stop > start and (find_calls(value, forced_formats()[0]) or _other(value)):
             return value, start, stop, verbatim
     return None
 
 
-def _is_dora(value: Any) -> bool:
-    return forced_formats() == (None, None) and is_dora_document(value)
+def _other(value: Any) -> bool:
+    """Another document of calls the recogniser knows (a trajectory document), unless a call
+    format or a reference syntax is forced."""
+    return forced_formats() == (None, None) and is_trajectory_document(value)
 
 
 def _read_value(text: str, start: int, end: int, *, repair: bool) -> tuple[Any, int, bool]:

@@ -234,7 +234,9 @@ def _calls_or_trajectories(value: Any, file: str, lines: LineIndex,
         dora = dora_units(value, file, Positions(file, lines, json_region=region))
         if dora is not None:
             return dora
-    calls = call_unit(value, file, Positions(file, lines, json_region=region))
+    from plancheck.compiler.trajectories import reread  # a DORA-style trajectory, whole
+
+    calls = call_unit(value, file, Positions(file, lines, json_region=region), reread)
     return [calls] if calls is not None else None
 
 
@@ -303,9 +305,7 @@ def _record_unit(
             unit.value, unit.has_value = held, True
             unit.root = Span(file, pointer=field_pointer)
         return unit
-    from plancheck.compiler.callshapes import calls_into_unit
-
-    if calls_into_unit(unit, record, Span(file, pointer=pointer)):
+    if _calls_into_unit(unit, record, Span(file, pointer=pointer)):
         return unit
     unit.diagnostics.append(
         make("PC116", "the record has none of the fields " +
@@ -323,10 +323,11 @@ def _text_into_unit(unit: PlanUnit, text: str, strict: bool, field_pointer: str)
                                fallback=field_region)
     extraction = extract_plan(text, unit.file, strict=strict)
     if not extraction.found and not strict:
-        from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
+        from plancheck.compiler.callshapes import calls_in_text
 
         found = calls_in_text(text)  # tool calls, where no DisasterBench plan was found
-        if found is not None and calls_into_unit(unit, found[0], Span(unit.file, pointer=None)):
+        if found is not None and _calls_into_unit(unit, found[0],
+                                                  Span(unit.file, pointer=None)):
             return
     unit.diagnostics.extend(extraction.diagnostics)
     if extraction.found:
@@ -358,7 +359,7 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
             _with_repeated_keys([unit], repeated_keys(written), written, file, lines,
                                 extraction.start)
     elif not strict:
-        from plancheck.compiler.callshapes import calls_in_text, calls_into_unit
+        from plancheck.compiler.callshapes import calls_in_text
 
         found = calls_in_text(text)  # tool calls, where no DisasterBench plan was found
         if found is not None:
@@ -367,7 +368,7 @@ def _text_unit(text: str, file: str, lines: LineIndex, strict: bool) -> PlanUnit
                 file, lines, json_region=(start, end) if verbatim else None,
                 fallback=(start, end)))
             root = Span(file, pointer="" if verbatim else None)
-            if calls_into_unit(calls, value, root):
+            if _calls_into_unit(calls, value, root):
                 if not verbatim:
                     line, col = lines.position(start)
                     end_line, end_col = lines.position(end)
@@ -396,11 +397,20 @@ def _name_deep_json(unit: PlanUnit, text: str, file: str) -> None:
         pass
 
 
+def _calls_into_unit(unit: PlanUnit, value: Any, root: Span) -> bool:
+    """Fill ``unit`` with the plan of ``value`` (a JSONL record, or the JSON found in a
+    completion): DORA's run record or steps, else its tool calls; False when it holds none."""
+    from plancheck.compiler.callshapes import calls_into_unit
+    from plancheck.compiler.dora_native import dora_into_unit
+
+    if forced_formats() == (None, None) and dora_into_unit(unit, value, root):
+        return True  # a DORA run record, or DORA steps in a completion
+    return calls_into_unit(unit, value, root)
+
+
 def _calls_in_text(unit: PlanUnit) -> None:
     """A completion whose JSON is a list of tool calls rather than a plan."""
-    from plancheck.compiler.callshapes import calls_into_unit
-
-    if calls_into_unit(unit, unit.value, unit.root or Span(unit.file, pointer="")):
+    if _calls_into_unit(unit, unit.value, unit.root or Span(unit.file, pointer="")):
         unit.value, unit.has_value = None, False
 
 

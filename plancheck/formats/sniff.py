@@ -42,7 +42,7 @@ __all__ = [
     "DORA_TASK_KEYS", "call_object", "is_call_trajectory", "is_dora_document",
     "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_file",
     "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_steps",
-    "is_tool_definitions", "sniff", "unwrap_trajectory",
+    "is_tool_definitions", "is_trajectory_document", "sniff", "unwrap_trajectory",
 ]
 
 
@@ -138,6 +138,12 @@ def is_dora_document(value: Any) -> bool:
                                and is_dora_trajectory(value.get("trajectory"))):
         return True
     return is_dora_trajectory(value)
+
+
+def is_trajectory_document(value: Any) -> bool:
+    """A document of trajectories in a format of its own, which the readers of calls in the
+    common shapes leave to its own reader: DORA's (:func:`is_dora_document`)."""
+    return is_dora_document(value)
 
 
 # -- trajectories of calls in other shapes -------------------------------------------------------

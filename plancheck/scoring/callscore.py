@@ -94,7 +94,7 @@ def read_calls(value: Any, where: Span) -> Calls:
         return Calls(ident, None, where=where)
     if is_plan_steps(content):
         return Calls(ident, None, steps_shaped=True, where=where)
-    lowered = lower_calls(content, where, trajectories=False)
+    lowered = lower_calls(content, where)
     if lowered is None or lowered[0] is None:
         return Calls(ident, None, where=where)
     return Calls(ident, lowered[0], where=where)
