@@ -19,8 +19,8 @@ are looked at directly (a directory listing per ``sys.path`` entry); only when o
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import os
-import pkgutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -39,12 +39,37 @@ def builtin(modules: str, attribute: str, *, every: bool = True) -> list[Any]:
     the modules without are skipped). (``tests/test_layers.py`` reads the same pattern: those
     modules are reached.)"""
     package = importlib.import_module(modules.removesuffix(".*"))
-    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
+    names = sorted(_module_names(package.__path__))
     found = [getattr(importlib.import_module(f"{package.__name__}.{name}"), attribute, None)
              for name in names]
     if every and None in found:
         raise AttributeError(f"{modules}: module {names[found.index(None)]} has no {attribute}")
     return [entry for entry in found if entry is not None]
+
+
+def _module_names(paths: Iterable[str]) -> set[str]:
+    """The names of the modules and packages in ``paths``, as ``pkgutil.iter_modules`` finds
+    them (sources, bytecode and compiled extensions alike), without importing ``inspect``,
+    which ``pkgutil`` does and a plain check has no other use for."""
+    suffixes = sorted(importlib.machinery.all_suffixes(), key=len, reverse=True)
+    names: set[str] = set()
+    for path in paths:
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                if entry.name.isidentifier() and any(
+                        os.path.exists(os.path.join(entry.path, "__init__" + suffix))
+                        for suffix in suffixes):
+                    names.add(entry.name)
+                continue
+            stem = next((entry.name[:-len(suffix)] for suffix in suffixes
+                         if entry.name.endswith(suffix)), "")
+            if stem.isidentifier() and stem != "__init__":
+                names.add(stem)
+    return names
 
 
 class Choices:

@@ -3,8 +3,6 @@ does not give, no earlier result holds and the tool's schema does not name."""
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
-
 from plancheck.checks.request import Request, looks_like_file
 from plancheck.checks.request_values import (
     TextLiteral,
@@ -91,6 +89,8 @@ _CANDIDATES = 200
 
 def _closest(value: str, request: Request) -> str | None:
     """The request's file, URL or quoted value most like ``value`` (None: none is close)."""
+    from difflib import SequenceMatcher  # only for a finding: a plain check never loads it
+
     best, best_ratio = None, 0.6
     matcher = SequenceMatcher(None, autojunk=False)
     matcher.set_seq2(value.lower()[:500])
