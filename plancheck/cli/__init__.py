@@ -294,6 +294,17 @@ _GC_YOUNG = 100_000
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    finally:
+        # --max-size holds for this command only: the API (plancheck.check) and a later main()
+        # of the same process read with the default limit again.
+        fileio = sys.modules.get("plancheck.fileio")
+        if fileio is not None:
+            fileio.set_read_limit(fileio.DEFAULT_MAX_SIZE)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # A check allocates many small objects and few cycles: with Python's default thresholds
     # the collector walked the growing heap again and again (half the CPU time of a plan of
     # thousands of steps). Fewer collections, as mypy does; the library leaves gc alone.
