@@ -251,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
                     add_gold_diagnostics(report, gold, options)
                 repeated.add(report.file, report.record_data)
                 if own_pool:
-                    report.diagnostics = _name_the_default_pool(report.diagnostics, toolset)
+                    report.diagnostics = name_the_default_pool(report.diagnostics, toolset)
                 take(report.diagnostics)
                 tally.add_plan(report.file, report.plan is not None or report.value is not None)
                 if stream is not None:
@@ -309,7 +309,7 @@ class _RepeatedIds:
                   f"earlier record ({shown}); each was checked", file=sys.stderr)
 
 
-def _name_the_default_pool(diagnostics: list[Diagnostic], toolset: Toolset
+def name_the_default_pool(diagnostics: list[Diagnostic], toolset: Toolset
                            ) -> list[Diagnostic]:
     """An unknown tool with no near name in the pool, when no pool was asked for, names the
     pool it was looked up in and ``--tools``: tool calls of another agent checked against the

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from plancheck.cli import main
+from plancheck.cli.check import name_the_default_pool
 from plancheck.compiler.driver import CheckOptions, check_paths
 from plancheck.corpus.builtin import builtin_toolset
 from plancheck.fileio import DEFAULT_MAX_SIZE, format_size, parse_size
@@ -59,7 +60,9 @@ def _whole_run(files: list[str], format_name: str, *, quiet: bool = False,
     """The output as ``check`` produced it before it streamed: every report first, then one
     rendering of the whole run over every source."""
     toolset = builtin_toolset()
-    reports = list(check_paths(files, toolset, CheckOptions()))
+    reports = list(check_paths(files, toolset, CheckOptions(), own_pool=True))
+    for report in reports:  # what check adds when no pool was asked for
+        report.diagnostics = name_the_default_pool(report.diagnostics, toolset)
     diagnostics = [d for r in reports for d in r.diagnostics]
     if statistics:
         return render_statistics(diagnostics, format_name) + "\n"
