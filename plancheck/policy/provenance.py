@@ -156,9 +156,11 @@ class Provenance:
         # searched for once, from there: the same texts in the same order as a search at every
         # position, without reading the texts of a start again at each of its repeats (a 130 KB
         # argument holding "https://" 10,000 times, after 100 recorded URLs, took 15 s).
+        # A text recorded many times (one URL in many results) is searched for once.
         checked = set(hits)
         starts = self._starts
         seen_starts: set[str] = set()
+        held: dict[str, bool] = {}
         for start in range(len(value) - GRAM + 1):
             window = value[start:start + GRAM]
             if window in seen_starts:
@@ -168,7 +170,11 @@ class Provenance:
                 if text_id not in checked:
                     checked.add(text_id)
                     text = self._texts[text_id][2]
-                    if len(text) <= len(value) - start and value.find(text, start) >= 0:
+                    found = held.get(text)
+                    if found is None:
+                        found = held[text] = len(text) <= len(value) - start and \
+                            value.find(text, start) >= 0
+                    if found:
                         hits.append(text_id)
         return hits
 
