@@ -8,7 +8,9 @@ input of ``--mb`` megabytes (under the default 16M ``--max-size``: accepted; a p
 most 10,000 steps, so its steps are padded to fill the size), one on ``/dev/zero`` (refused).
 Three inputs test the step and field limits: ``dense`` (10,000 steps of ten dangling
 references: 200,000 fields, each a diagnostic, the costliest plan accepted), ``tiny steps``
-and ``DSL`` (``--mb`` of one-call steps: refused with PC006 before they are lowered). Each runs
+and ``DSL`` (``--mb`` of one-call steps: refused with PC006 before they are lowered). Two test
+issue 33's DSL findings: ``DSL literal`` (one string literal of ``--mb``) and ``--policy
+(rules)`` (``--mb`` of one-line policy rules: refused past 10,000 rules). Each runs
 in a fresh process under a 2 GB address-space cap; printed: exit status, peak RSS of the child
 (``RUSAGE_CHILDREN``), CPU and wall time, and the peak as a multiple of the input's size. No
 pass or fail: the numbers say whether memory is bounded by a small multiple of the largest
@@ -69,8 +71,17 @@ def _inputs(directory: Path, megabytes: float) -> dict[str, Path]:
         "p": {"type": "string", "description": "x" * 200}}}}
     tools = [dict(tool, name=f"t{i}") for i in range(size // 300)]
     pool.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    # One string literal filling the size (issue 33: 15 MB took 5.8 GB), and a policy of
+    # one-line rules filling it (refused past 10,000 rules: 300,000 took 3.5 GB and 72 s).
+    literal = directory / "literal.wf"
+    literal.write_text("plan uses disasterbench {\n  step 0 = GeoChat(image_path = \"a.png\", "
+                       f"question = {json.dumps('flood ' * (size // 6))})\n}}\n",
+                       encoding="utf-8")
+    rule = "  require GeoChat before Flood_depth_prediction\n"
+    rules = directory / "rules.wf"
+    rules.write_text("policy p {\n" + rule * (size // len(rule)) + "}\n", encoding="utf-8")
     return {"plan": plan, "batch": batch, "gold": gold, "pool": pool, "dense": dense,
-            "tiny": tiny, "dsl": dsl}
+            "tiny": tiny, "dsl": dsl, "literal": literal, "rules": rules}
 
 
 def _commands(files: dict[str, Path], endless: bool) -> dict[str, list[str]]:
@@ -89,6 +100,9 @@ def _commands(files: dict[str, Path], endless: bool) -> dict[str, list[str]]:
         "check (dense)": ["check", pick("dense")],
         "check (tiny steps)": ["check", pick("tiny")],
         "check (DSL)": ["check", pick("dsl")],
+        "check (DSL literal)": ["check", pick("literal")],
+        "check --policy (rules)": ["check", str(ROOT / "examples" / "policy_plan.json"),
+                                   "--policy", pick("rules")],
     }
 
 

@@ -9,6 +9,7 @@ Past a limit the input is refused before it is lowered, as an input over the siz
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic, make
@@ -24,6 +25,15 @@ MAX_PARAMETERS = 200_000
 # Real policies hold tens of rules; each costs the parser about 2.5 KB and the checks more
 # (300,000 rules in 15.6 MB took 3.5 GB and 72 s; 10,000 take 50 MB and under a second).
 MAX_RULES = 10_000
+
+
+def may_be_close(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> bool:
+    """Whether ``difflib`` could find a candidate within ``cutoff`` of ``name`` (its ratio is
+    at most ``2 * min(len) / sum(len)``). A name far longer than every candidate cannot be
+    close, and difflib would index all of it before finding so: a 15 MB tool name took 700 MB
+    and 7 s of "did you mean" (issue 33)."""
+    longest = max((len(c) for c in candidates), default=0)
+    return len(name) <= longest or 2 * longest >= cutoff * (len(name) + longest)
 
 
 class TooManyFields(Exception):

@@ -154,7 +154,7 @@ def _is_plain_name(text: str) -> bool:
     import re
 
     return text not in KEYWORDS and \
-        re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*", text) is not None
+        re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*+(?:-[A-Za-z0-9_]++)*+", text) is not None
 
 
 def _quote(text: str) -> str:

@@ -25,7 +25,7 @@ from plancheck.ir.references import format_reference
 
 # Used with fullmatch: "^...$" with match took "A\n" for a name ("$" allows a final newline)
 # and printed it bare, so the newline was lost on reading back.
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+(?:-[A-Za-z0-9_]++)*+")
 KEYWORDS = frozenset({
     "toolset", "type", "tool", "flow", "family", "max_predecessors", "alias", "formats", "in",
     "out", "category", "doc", "plan", "uses", "step", "any", "true", "false", "null",

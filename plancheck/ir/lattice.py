@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from plancheck.diagnostics.limits import may_be_close
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import NO_SPAN, Span
 from plancheck.records import FrozenRecord
@@ -180,7 +181,8 @@ def _effective_formats(
 def _unknown_type(name: str, span: Span, decls: Iterable[str]) -> Diagnostic:
     from difflib import get_close_matches
 
-    close = get_close_matches(name, list(decls), n=1)
+    names = list(decls)
+    close = get_close_matches(name, names, n=1) if may_be_close(name, names) else []
     return make(
         "PC701",
         f"type `{name}` is not declared",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from plancheck.diagnostics.limits import may_be_close
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
 from plancheck.dsl.policy_ast import (
@@ -141,7 +142,7 @@ def _pattern_problems(pattern: ToolPattern, toolset: Toolset) -> list[Diagnostic
 
 
 def _unknown(span: Span, what: str, name: str, known: list[str]) -> Diagnostic:
-    close = difflib.get_close_matches(name, known, n=3)
+    close = difflib.get_close_matches(name, known, n=3) if may_be_close(name, known) else []
     hint = [f"did you mean {', '.join(f'`{c}`' for c in close)}?"] if close else []
     return make("PC811", f"the pool has no {what}", primary=span, label="not in the pool",
                 help=hint, data={"name": name})

@@ -41,29 +41,35 @@ MAX_SOURCES = 4  # sources kept per value: enough to name them, bounded in memor
 def leaves(value: Any, path: tuple[PathKey, ...] = (), depth: int = 0
            ) -> list[tuple[tuple[PathKey, ...], Any]]:
     """Every scalar inside a JSON value with its path. A string that holds JSON (the text of an
-    MCP result is often a JSON document) is read into as well."""
+    MCP result is often a JSON document) is read into as well. A container a Python value
+    holds in several places is read at the first only: ``x = [x, x]`` forty times over is a
+    value of 2**40 paths, which a walk of every path would never finish."""
     found: list[tuple[tuple[PathKey, ...], Any]] = []
-    _collect(value, path, depth, found)
+    _collect(value, path, depth, found, set())
     return found
 
 
 def _collect(value: Any, path: tuple[PathKey, ...], depth: int,
-             found: list[tuple[tuple[PathKey, ...], Any]]) -> None:
+             found: list[tuple[tuple[PathKey, ...], Any]], seen: set[int]) -> None:
     # Into a list, not a chain of generators: a call's arguments are read on every verdict.
     if depth > 64:
         return
+    if isinstance(value, Mapping | list):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
     if isinstance(value, Mapping):
         for key, item in value.items():
             if depth < 64 and _plain_scalar(item):  # most members: no call made for them
                 found.append(((*path, str(key)), item))
             else:
-                _collect(item, (*path, str(key)), depth + 1, found)
+                _collect(item, (*path, str(key)), depth + 1, found, seen)
     elif isinstance(value, list):
         for position, item in enumerate(value):
             if depth < 64 and _plain_scalar(item):
                 found.append(((*path, position), item))
             else:
-                _collect(item, (*path, position), depth + 1, found)
+                _collect(item, (*path, position), depth + 1, found, seen)
     else:
         found.append((path, value))
         if isinstance(value, str) and value[:1] in ("{", "[") and len(value) > 1:
@@ -71,7 +77,7 @@ def _collect(value: Any, path: tuple[PathKey, ...], depth: int,
                 inner = json.loads(value)
             except (ValueError, RecursionError):
                 return
-            _collect(inner, path, depth + 1, found)
+            _collect(inner, path, depth + 1, found, seen)
 
 
 def _plain_scalar(value: Any) -> bool:
@@ -156,9 +162,11 @@ class Provenance:
         # searched for once, from there: the same texts in the same order as a search at every
         # position, without reading the texts of a start again at each of its repeats (a 130 KB
         # argument holding "https://" 10,000 times, after 100 recorded URLs, took 15 s).
+        # A text recorded many times (one URL in many results) is searched for once.
         checked = set(hits)
         starts = self._starts
         seen_starts: set[str] = set()
+        held: dict[str, bool] = {}
         for start in range(len(value) - GRAM + 1):
             window = value[start:start + GRAM]
             if window in seen_starts:
@@ -168,7 +176,11 @@ class Provenance:
                 if text_id not in checked:
                     checked.add(text_id)
                     text = self._texts[text_id][2]
-                    if len(text) <= len(value) - start and value.find(text, start) >= 0:
+                    found = held.get(text)
+                    if found is None:
+                        found = held[text] = len(text) <= len(value) - start and \
+                            value.find(text, start) >= 0
+                    if found:
                         hits.append(text_id)
         return hits
 

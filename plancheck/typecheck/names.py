@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from plancheck.diagnostics.findings import Findings
+from plancheck.diagnostics.limits import may_be_close
 from plancheck.diagnostics.model import Diagnostic, Edit, Suggestion, make
 from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import escape_pointer
@@ -184,6 +185,8 @@ def _did_you_mean(name: str, candidates: tuple[str, ...], cutoff: float) -> str 
     lowered = {c.lower(): c for c in candidates}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    if not may_be_close(name, candidates, cutoff):
+        return None
     # Imported here: a plan without a misspelt name (most) does not pay for it at start-up.
     from difflib import get_close_matches
 
@@ -604,7 +607,7 @@ def _closest(name: str, candidates: list[str]) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _closest_of(name: str, candidates: tuple[str, ...]) -> str | None:
-    if not candidates:
+    if not candidates or not may_be_close(name, candidates, 0.5):
         return None
     from difflib import SequenceMatcher  # as in _did_you_mean: only for a misspelt name
 

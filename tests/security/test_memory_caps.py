@@ -11,11 +11,13 @@ from pathlib import Path
 
 from tests.security.capped import MB, last_json, run_capped
 
-RUN = ("import io, json, sys, contextlib\nfrom plancheck.cli import main\n"
-       "out = io.StringIO()\n"
-       "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):\n"
-       "    code = main({arguments!r})\n"
-       "print(json.dumps([code, out.getvalue()[-4000:]]))\n")
+RUN = ("import json, os, contextlib\nfrom plancheck.cli import main\n"
+       "with open('out.txt', 'w+', encoding='utf-8') as out:\n"
+       "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):\n"
+       "        code = main({arguments!r})\n"
+       "    out.seek(max(0, out.tell() - 8000))\n"
+       "    tail = out.buffer.read().decode('utf-8', 'replace')\n"
+       "print(json.dumps([code, tail]))\n")
 
 
 def _within(path: Path, arguments: list[str], cwd: Path) -> tuple[int, str]:
@@ -53,3 +55,11 @@ def test_a_policy_at_the_rule_limit_is_checked(tmp_path: Path) -> None:
     plan = Path(__file__).resolve().parents[2] / "examples" / "policy_plan.json"
     code, output = _within(policy, ["check", str(plan), "--policy", str(policy)], tmp_path)
     assert code in (0, 1), output
+
+
+def test_a_15_mb_hyphenated_name(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.wf"  # a tool name `a-a-a-...`: 2 MB of it took 213 MB
+    plan.write_text("plan uses disasterbench {\n  step 0 = " + "a-" * (15 * MB // 2)
+                    + "a(x = 1)\n}\n", encoding="utf-8")
+    code, output = _within(plan, ["check", "--format", "json", str(plan)], tmp_path)
+    assert code == 1, output  # an unknown tool, named without a "did you mean"

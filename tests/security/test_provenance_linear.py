@@ -48,3 +48,27 @@ def test_the_copied_url_is_still_a_flow() -> None:
     flows = provenance.flows_into({"body": body})
     assert sorted(flow.source for flow in flows) == [7, 70]
     assert json.dumps([f.kind for f in flows]) == '["contained", "contained"]'
+
+
+SHARED = ("x = ['abcdefghij']\nfor _ in range(40):\n    x = [x, x]\n"  # 2**40 paths
+          "guard = plancheck.Guard(" + repr(POOL) + ")\n")
+
+
+def test_a_result_sharing_its_parts_is_recorded_promptly() -> None:
+    """A result that holds one list at 2**40 paths (a Python value can) is read once per
+    container: recording it, and the verdict after it, never walk every path."""
+    code = ("import json, plancheck\n" + SHARED
+            + "v = guard.propose({'name': 'fetch', 'id': 'c1', 'arguments': {'url': 'u'}})\n"
+            "problems = guard.record('c1', {'r': x})\n"
+            "v = guard.propose({'name': 'post', 'id': 'c2', 'arguments': {'body': 'abcdefghij'}})\n"
+            "print(json.dumps([len(problems), v.allowed, [f['from'] for f in v.flows]]))\n")
+    assert last_json(run_capped(code, cpu_seconds=20, timeout=60)) == [0, True, ["c1"]]
+
+
+@pytest.mark.xfail(strict=True, reason="the guard's own check of arguments (ir/schema_values."
+                   "json_problem, helper h31) walks every path of a shared value")
+def test_arguments_sharing_their_parts_get_a_prompt_verdict() -> None:
+    code = ("import json, plancheck\n" + SHARED
+            + "v = guard.propose({'name': 'post', 'arguments': {'body': x}})\n"
+            "print(json.dumps(v.allowed))\n")
+    assert last_json(run_capped(code, cpu_seconds=10, timeout=30)) is False
