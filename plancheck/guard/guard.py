@@ -36,6 +36,7 @@ from plancheck.guard.references import (
 )
 from plancheck.guard.results import result_value
 from plancheck.guard.verdict import TurnVerdict, Verdict, feedback_text
+from plancheck.ir.json_data import json_data_problem
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import Toolset, ToolSignature
 from plancheck.ir.schema_types import VALUE, declared_kind, json_shown
@@ -228,7 +229,12 @@ class Guard:
                          f"named arguments, found {shown}", "", call_id, name,
                 severity=Severity.ERROR)])
         if problem is None:
-            not_json = json_problem(arguments, MAX_DEPTH)
+            # A value inside itself, or parts shared so often that a walk of every path would
+            # not end, first: json_problem walks every path.
+            # (A value inside itself json_problem finds at once, and names as an argument.)
+            shared = json_data_problem(arguments)
+            not_json = ("", shared) if shared is not None and not shared.endswith(
+                "contains itself") else json_problem(arguments, MAX_DEPTH)
             if not_json is not None:
                 where = place_of(not_json[0])
                 problem = (f"{'argument `' + where + '`' if where else 'the arguments'} cannot "

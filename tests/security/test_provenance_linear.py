@@ -65,8 +65,6 @@ def test_a_result_sharing_its_parts_is_recorded_promptly() -> None:
     assert last_json(run_capped(code, cpu_seconds=20, timeout=60)) == [0, True, ["c1"]]
 
 
-@pytest.mark.xfail(strict=True, reason="the guard's own check of arguments (ir/schema_values."
-                   "json_problem, helper h31) walks every path of a shared value")
 def test_arguments_sharing_their_parts_get_a_prompt_verdict() -> None:
     code = ("import json, plancheck\n" + SHARED
             + "v = guard.propose({'name': 'post', 'arguments': {'body': x}})\n"
