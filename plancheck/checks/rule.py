@@ -33,21 +33,14 @@ lowering a settled one on demand.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+# (A dependency of its own: mypyc takes an ``if TYPE_CHECKING`` fallback for unreachable code
+# and the compiled module raised on import.)
+from mypy_extensions import mypyc_attr
 
 from plancheck.checks.context import CheckContext
 from plancheck.checks.phases import rank
 from plancheck.checks.view import StepView
 from plancheck.diagnostics.codes import CodeInfo, register
-
-if TYPE_CHECKING:
-    from mypy_extensions import mypyc_attr
-else:  # the plain build runs without mypy's extensions installed
-    try:
-        from mypy_extensions import mypyc_attr
-    except ImportError:
-        def mypyc_attr(*_args: object, **_flags: object) -> object:
-            return lambda cls: cls
 
 __all__ = ["Rule"]
 
