@@ -1,9 +1,11 @@
 """Run Python code in a child under CPU, memory and wall-clock caps (issue 33's tests).
 
 The caps are resource limits set in the child (``RLIMIT_CPU``, ``RLIMIT_AS``), and the peak
-memory is what the child measures of itself (``ru_maxrss`` of ``RUSAGE_SELF``, printed as the
-last line of its output), never ``RUSAGE_CHILDREN`` of the test process, which holds the
-largest of every child it ever ran."""
+memory is what the child measures of itself (the high-water mark of its own memory map,
+``VmHWM`` of ``/proc/self/status``, printed as the last line of its output), never
+``RUSAGE_CHILDREN`` of the test process, which holds the largest of every child it ever ran,
+nor the child's own ``ru_maxrss``, which on Linux starts at the size of the test process it
+was forked from."""
 
 from __future__ import annotations
 
@@ -17,7 +19,16 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1 << 20
-_PEAK = "\nimport resource as _r\nprint('PEAK_KB', _r.getrusage(_r.RUSAGE_SELF).ru_maxrss)\n"
+_PEAK = """
+def _peak_kb():
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print("PEAK_KB", _peak_kb())
+"""
 
 
 @dataclass
