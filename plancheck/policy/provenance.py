@@ -103,12 +103,19 @@ class Provenance:
 
     def __init__(self) -> None:
         self._exact: dict[tuple[str, Any], list[tuple[int, tuple[PathKey, ...]]]] = {}
-        self._texts: list[tuple[int, tuple[PathKey, ...], str]] = []
+        # Each distinct string of GRAM characters or more once, with where it was recorded
+        # (a result often holds a text twice, as MCP's text and structuredContent): its grams
+        # are indexed once, and a lookup reads its occurrences in recording order.
+        self._texts: list[str] = []
+        self._text_ids: dict[str, int] = {}
+        self._where: list[list[tuple[int, int, tuple[PathKey, ...]]]] = []  # (seq, index, path)
+        self._seq = 0
         # A gram (an int of the 4 bytes of an ASCII text, or a str for other text) -> the
         # texts holding it at a position that is a multiple of STEP.
         self._grams: dict[int | str, Any] = {}  # one text id, or a list of them
         self._gridded = 0  # the texts before this one have their grams in _grams
         self._starts: dict[str, list[int]] = {}  # first 8 characters -> texts starting so
+        self._ascii_starts: dict[int, str] = {}  # those of ASCII, as ints of their 8 bytes
 
     @property
     def empty(self) -> bool:
@@ -117,16 +124,41 @@ class Provenance:
 
     def record(self, index: int, result: Any) -> None:
         """Index the result of call ``index``."""
+        exact = self._exact
         for path, value in leaves(result):
-            key = _key(value)
-            if key is None:
-                continue
-            sources = self._exact.setdefault(key, [])
-            if len(sources) < MAX_SOURCES:
+            # (the common types first, without a call: a result has thousands of leaves)
+            kind = type(value)
+            if kind is str:
+                if not value:
+                    continue
+                key: tuple[str, Any] = ("s", value)
+            elif kind is int or kind is float:
+                key = ("n", float(value))
+            else:
+                other = _key(value)
+                if other is None:
+                    continue
+                key = other
+            sources = exact.get(key)
+            if sources is None:
+                exact[key] = [(index, path)]
+            elif len(sources) < MAX_SOURCES:
                 sources.append((index, path))
             if isinstance(value, str) and len(value) >= GRAM:
-                self._starts.setdefault(value[:GRAM], []).append(len(self._texts))
-                self._texts.append((index, path, value))
+                self._add_text(value, index, path)
+
+    def _add_text(self, value: str, index: int, path: tuple[PathKey, ...]) -> None:
+        text_id = self._text_ids.get(value)
+        if text_id is None:
+            text_id = self._text_ids[value] = len(self._texts)
+            self._texts.append(value)
+            self._where.append([])
+            start = value[:GRAM]
+            self._starts.setdefault(start, []).append(text_id)
+            if _CASTS and start.isascii():
+                self._ascii_starts[int.from_bytes(start.encode("ascii"), sys.byteorder)] = start
+        self._where[text_id].append((self._seq, index, path))
+        self._seq += 1
 
     def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
         """The inferred flows into a call's arguments, one per (argument, source call): an
@@ -147,47 +179,70 @@ class Provenance:
             for index, source_path in self._exact.get(key, ()):
                 add(FlowIn(path, index, source_path, EXACT))
             if isinstance(value, str) and len(value) >= GRAM:
-                for text_id in self._containing(value):
-                    index, source_path, _ = self._texts[text_id]
+                for index, source_path in self._containing(value):
                     add(FlowIn(path, index, source_path, CONTAINED))
         return list(found.values())
 
-    def _containing(self, value: str) -> list[int]:
-        """The recorded texts that hold ``value`` (in recording order), then those that
-        ``value`` holds."""
+    def _containing(self, value: str) -> list[tuple[int, tuple[PathKey, ...]]]:
+        """Where the recorded texts that hold ``value`` were recorded (in recording order),
+        then where those that ``value`` holds were (by where ``value`` holds them first)."""
         self._grid()
-        hits = [text_id for text_id in sorted(self._may_hold(value))
-                if value in self._texts[text_id][2]]
+        texts = self._texts
+        where = self._where
+        holders = [text_id for text_id in self._may_hold(value) if value in texts[text_id]]
+        found = sorted(seen for text_id in holders for seen in where[text_id])
         # Each distinct start of 8 characters is looked up once, and each text it starts is
         # searched for once, from there: the same texts in the same order as a search at every
         # position, without reading the texts of a start again at each of its repeats (a 130 KB
         # argument holding "https://" 10,000 times, after 100 recorded URLs, took 15 s).
-        # A text recorded many times (one URL in many results) is searched for once.
-        checked = set(hits)
+        checked = set(holders)
+        held: list[tuple[int, int, int, tuple[PathKey, ...]]] = []
+        for at, start in self._starts_in(value):
+            for text_id in self._starts[start]:
+                if text_id not in checked:
+                    checked.add(text_id)
+                    text = texts[text_id]
+                    if len(text) <= len(value) - at and value.find(text, at) >= 0:
+                        held.extend((at, *seen) for seen in where[text_id])
+        held.sort()
+        return [(index, path) for _, index, path in found] + [
+            (index, path) for _, _, index, path in held]
+
+    def _starts_in(self, value: str) -> list[tuple[int, str]]:
+        """The recorded starts of 8 characters that ``value`` holds, each with where it first
+        does, in that order. For ASCII, every 8-byte window of the encoded bytes is read by
+        eight memoryview casts and met with the starts by a set operation: no Python step per
+        position (an 8 MB argument took two seconds a lookup)."""
         starts = self._starts
+        if not starts:
+            return []
+        if _CASTS and value.isascii():
+            narrow = memoryview(value.encode("ascii"))
+            ascii_starts = self._ascii_starts
+            recorded = ascii_starts.keys()
+            held: set[int] = set()
+            for shift in range(GRAM):
+                usable = (len(narrow) - shift) // GRAM * GRAM
+                if usable > 0:  # (keys & an iterable keeps only the hits: no set of windows)
+                    held |= recorded & narrow[shift:shift + usable].cast("Q")
+            return sorted((value.find(ascii_starts[key]), ascii_starts[key]) for key in held)
+        found: list[tuple[int, str]] = []
         seen_starts: set[str] = set()
-        held: dict[str, bool] = {}
-        for start in range(len(value) - GRAM + 1):
-            window = value[start:start + GRAM]
+        for at in range(len(value) - GRAM + 1):
+            window = value[at:at + GRAM]
             if window in seen_starts:
                 continue
             seen_starts.add(window)
-            for text_id in starts.get(window, ()):
-                if text_id not in checked:
-                    checked.add(text_id)
-                    text = self._texts[text_id][2]
-                    found = held.get(text)
-                    if found is None:
-                        found = held[text] = len(text) <= len(value) - start and \
-                            value.find(text, start) >= 0
-                    if found:
-                        hits.append(text_id)
-        return hits
+            if window in starts:
+                found.append((at, window))
+        return found
 
     def _may_hold(self, value: str) -> set[int]:
         """Every text that holds ``value``, and maybe others. A copy at offset t of a text
         starts on the grid t + j for the one j in 0..STEP-1 with (t + j) % STEP == 0; from there
         the grams of ``value`` at j, j + STEP, ... are grams of the text on its grid."""
+        # (only the first grams are read: a lookup of a long value encodes its head alone)
+        value = value[:5 * STEP]
         forms = _forms(value)
         candidates: set[int] = set()
         for j in range(STEP):
@@ -213,7 +268,7 @@ class Provenance:
         and those go in with one ``dict.update``, no list and no Python step per gram."""
         index = self._grams
         for text_id in range(self._gridded, len(self._texts)):
-            grams = _grid_grams(self._texts[text_id][2])
+            grams = _grid_grams(self._texts[text_id])
             shared = index.keys() & grams  # (iterates the smaller of the two)
             for gram in shared:
                 held = index[gram]
@@ -230,7 +285,7 @@ class Provenance:
 # as an unsigned long long (both read by a memoryview cast, no slice per gram), any other text
 # by the 4-character strings. A lookup tries each form the value can take; two forms of
 # different grams meeting on one int only add a candidate, which ``in`` then rules out.
-_CASTS = struct.calcsize("I") == STEP and struct.calcsize("Q") == 2 * STEP
+_CASTS = struct.calcsize("I") == STEP and struct.calcsize("Q") == 2 * STEP == GRAM
 
 
 def _forms(value: str) -> tuple[bytes | None, bytes | None]:
