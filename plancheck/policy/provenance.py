@@ -11,14 +11,19 @@ that result when
   (``contained``).
 
 Both lookups go through indexes, so the cost of a call's inference depends on its arguments,
-not on how many results came before. Values are indexed when a result is recorded. Strings
-are indexed by their 4-character grams at every fourth position, and only when a call first
-passes a string long enough to need them: any copy of 8 characters or more covers at least
-one such gram (two when it starts on the grid) whatever its offset, so looking up the grams of
-the argument at its four offsets finds every string that may hold it, and ``in`` decides.
-A quarter of the grams, read from the encoded bytes of ASCII text in one step, make indexing
-10 KB cost a seventh to a fifteenth of indexing every 8-character window (the less repetitive
-the text, the larger the gain); the flows found are the same.
+not on how many results came before. Values are indexed when a result is recorded, each
+distinct string once. Strings are indexed by their 4-character grams at every fourth position,
+and only when a call first passes a string long enough to need them: any copy of 8 characters
+or more covers at least one such gram (two when it starts on the grid) whatever its offset, so
+looking up the grams of the argument at its four offsets finds every string that may hold it,
+and ``in`` decides. A string inside a JSON text that has no backslash is written there as it
+is, so only the JSON text is gridded: a lookup reads the strings of a JSON text that holds the
+value. A quarter of the grams, read from the encoded bytes of ASCII text in one step, make
+indexing 10 KB cost a seventh to a fifteenth of indexing every 8-character window (the less
+repetitive the text, the larger the gain); the flows found are the same. The other direction
+(a recorded string inside the argument) meets every 8-character window of an ASCII argument
+with the recorded strings' starts by memoryview casts and set operations: linear in the
+argument, in C.
 """
 
 from __future__ import annotations
@@ -114,6 +119,10 @@ class Provenance:
         # texts holding it at a position that is a multiple of STEP.
         self._grams: dict[int | str, Any] = {}  # one text id, or a list of them
         self._gridded = 0  # the texts before this one have their grams in _grams
+        # A JSON text without a backslash holds each string inside it as it is (no escape):
+        # those strings are not gridded; a lookup that finds the document reads them.
+        self._inside: dict[int, list[int]] = {}  # document -> the strings in it
+        self._covered: set[int] = set()  # strings inside some document: never gridded
         self._starts: dict[str, list[int]] = {}  # first 8 characters -> texts starting so
         self._ascii_starts: dict[int, str] = {}  # those of ASCII, as ints of their 8 bytes
 
@@ -125,6 +134,8 @@ class Provenance:
     def record(self, index: int, result: Any) -> None:
         """Index the result of call ``index``."""
         exact = self._exact
+        document: tuple[PathKey, ...] | None = None  # the path of a JSON text read into
+        inside: list[int] = []
         for path, value in leaves(result):
             # (the common types first, without a call: a result has thousands of leaves)
             kind = type(value)
@@ -144,10 +155,20 @@ class Provenance:
                 exact[key] = [(index, path)]
             elif len(sources) < MAX_SOURCES:
                 sources.append((index, path))
+            if document is not None and (len(path) <= len(document)
+                                         or path[:len(document)] != document):
+                document = None  # (leaves lists a JSON text's values right after it)
             if isinstance(value, str) and len(value) >= GRAM:
-                self._add_text(value, index, path)
+                text_id = self._add_text(value, index, path)
+                if document is not None:
+                    if text_id >= self._gridded and text_id not in self._inside:
+                        self._covered.add(text_id)
+                    inside.append(text_id)
+                elif value[0] in "{[" and "\\" not in value:
+                    document = path
+                    inside = self._inside.setdefault(text_id, [])
 
-    def _add_text(self, value: str, index: int, path: tuple[PathKey, ...]) -> None:
+    def _add_text(self, value: str, index: int, path: tuple[PathKey, ...]) -> int:
         text_id = self._text_ids.get(value)
         if text_id is None:
             text_id = self._text_ids[value] = len(self._texts)
@@ -159,6 +180,7 @@ class Provenance:
                 self._ascii_starts[int.from_bytes(start.encode("ascii"), sys.byteorder)] = start
         self._where[text_id].append((self._seq, index, path))
         self._seq += 1
+        return text_id
 
     def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
         """The inferred flows into a call's arguments, one per (argument, source call): an
@@ -189,7 +211,16 @@ class Provenance:
         self._grid()
         texts = self._texts
         where = self._where
-        holders = [text_id for text_id in self._may_hold(value) if value in texts[text_id]]
+        holders: set[int] = set()
+        # (a document's strings are searched only when it holds the value; one of them may
+        # be a document whose own strings are not gridded either)
+        pending = [text_id for text_id in self._may_hold(value) if value in texts[text_id]]
+        while pending:
+            text_id = pending.pop()
+            if text_id not in holders:
+                holders.add(text_id)
+                pending.extend(inner for inner in self._inside.get(text_id, ())
+                               if value in texts[inner])
         found = sorted(seen for text_id in holders for seen in where[text_id])
         # Each distinct start of 8 characters is looked up once, and each text it starts is
         # searched for once, from there: the same texts in the same order as a search at every
@@ -267,7 +298,10 @@ class Provenance:
         A gram's texts are one id until a second text holds it: most grams of a text are new,
         and those go in with one ``dict.update``, no list and no Python step per gram."""
         index = self._grams
+        covered = self._covered
         for text_id in range(self._gridded, len(self._texts)):
+            if text_id in covered:
+                continue
             grams = _grid_grams(self._texts[text_id])
             shared = index.keys() & grams  # (iterates the smaller of the two)
             for gram in shared:
