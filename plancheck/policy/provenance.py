@@ -11,14 +11,19 @@ that result when
   (``contained``).
 
 Both lookups go through indexes, so the cost of a call's inference depends on its arguments,
-not on how many results came before. Values are indexed when a result is recorded. Strings
-are indexed by their 4-character grams at every fourth position, and only when a call first
-passes a string long enough to need them: any copy of 8 characters or more covers at least
-one such gram (two when it starts on the grid) whatever its offset, so looking up the grams of
-the argument at its four offsets finds every string that may hold it, and ``in`` decides.
-A quarter of the grams, read from the encoded bytes of ASCII text in one step, make indexing
-10 KB cost a seventh to a fifteenth of indexing every 8-character window (the less repetitive
-the text, the larger the gain); the flows found are the same.
+not on how many results came before. Values are indexed when a result is recorded, each
+distinct string once. Strings are indexed by their 4-character grams at every fourth position,
+and only when a call first passes a string long enough to need them: any copy of 8 characters
+or more covers at least one such gram (two when it starts on the grid) whatever its offset, so
+looking up the grams of the argument at its four offsets finds every string that may hold it,
+and ``in`` decides. A string inside a JSON text that has no backslash is written there as it
+is, so only the JSON text is gridded: a lookup reads the strings of a JSON text that holds the
+value. A quarter of the grams, read from the encoded bytes of ASCII text in one step, make
+indexing 10 KB cost a seventh to a fifteenth of indexing every 8-character window (the less
+repetitive the text, the larger the gain); the flows found are the same. The other direction
+(a recorded string inside the argument) meets every 8-character window of an ASCII argument
+with the recorded strings' starts by memoryview casts and set operations: linear in the
+argument, in C.
 """
 
 from __future__ import annotations
@@ -103,12 +108,23 @@ class Provenance:
 
     def __init__(self) -> None:
         self._exact: dict[tuple[str, Any], list[tuple[int, tuple[PathKey, ...]]]] = {}
-        self._texts: list[tuple[int, tuple[PathKey, ...], str]] = []
+        # Each distinct string of GRAM characters or more once, with where it was recorded
+        # (a result often holds a text twice, as MCP's text and structuredContent): its grams
+        # are indexed once, and a lookup reads its occurrences in recording order.
+        self._texts: list[str] = []
+        self._text_ids: dict[str, int] = {}
+        self._where: list[list[tuple[int, int, tuple[PathKey, ...]]]] = []  # (seq, index, path)
+        self._seq = 0
         # A gram (an int of the 4 bytes of an ASCII text, or a str for other text) -> the
         # texts holding it at a position that is a multiple of STEP.
         self._grams: dict[int | str, Any] = {}  # one text id, or a list of them
         self._gridded = 0  # the texts before this one have their grams in _grams
+        # A JSON text without a backslash holds each string inside it as it is (no escape):
+        # those strings are not gridded; a lookup that finds the document reads them.
+        self._inside: dict[int, list[int]] = {}  # document -> the strings in it
+        self._covered: set[int] = set()  # strings inside some document: never gridded
         self._starts: dict[str, list[int]] = {}  # first 8 characters -> texts starting so
+        self._ascii_starts: dict[int, str] = {}  # those of ASCII, as ints of their 8 bytes
 
     @property
     def empty(self) -> bool:
@@ -117,16 +133,54 @@ class Provenance:
 
     def record(self, index: int, result: Any) -> None:
         """Index the result of call ``index``."""
+        exact = self._exact
+        document: tuple[PathKey, ...] | None = None  # the path of a JSON text read into
+        inside: list[int] = []
         for path, value in leaves(result):
-            key = _key(value)
-            if key is None:
-                continue
-            sources = self._exact.setdefault(key, [])
-            if len(sources) < MAX_SOURCES:
+            # (the common types first, without a call: a result has thousands of leaves)
+            kind = type(value)
+            if kind is str:
+                if not value:
+                    continue
+                key: tuple[str, Any] = ("s", value)
+            elif kind is int or kind is float:
+                key = ("n", float(value))
+            else:
+                other = _key(value)
+                if other is None:
+                    continue
+                key = other
+            sources = exact.get(key)
+            if sources is None:
+                exact[key] = [(index, path)]
+            elif len(sources) < MAX_SOURCES:
                 sources.append((index, path))
+            if document is not None and (len(path) <= len(document)
+                                         or path[:len(document)] != document):
+                document = None  # (leaves lists a JSON text's values right after it)
             if isinstance(value, str) and len(value) >= GRAM:
-                self._starts.setdefault(value[:GRAM], []).append(len(self._texts))
-                self._texts.append((index, path, value))
+                text_id = self._add_text(value, index, path)
+                if document is not None:
+                    if text_id >= self._gridded and text_id not in self._inside:
+                        self._covered.add(text_id)
+                    inside.append(text_id)
+                elif value[0] in "{[" and "\\" not in value:
+                    document = path
+                    inside = self._inside.setdefault(text_id, [])
+
+    def _add_text(self, value: str, index: int, path: tuple[PathKey, ...]) -> int:
+        text_id = self._text_ids.get(value)
+        if text_id is None:
+            text_id = self._text_ids[value] = len(self._texts)
+            self._texts.append(value)
+            self._where.append([])
+            start = value[:GRAM]
+            self._starts.setdefault(start, []).append(text_id)
+            if _CASTS and start.isascii():
+                self._ascii_starts[int.from_bytes(start.encode("ascii"), sys.byteorder)] = start
+        self._where[text_id].append((self._seq, index, path))
+        self._seq += 1
+        return text_id
 
     def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
         """The inferred flows into a call's arguments, one per (argument, source call): an
@@ -147,47 +201,79 @@ class Provenance:
             for index, source_path in self._exact.get(key, ()):
                 add(FlowIn(path, index, source_path, EXACT))
             if isinstance(value, str) and len(value) >= GRAM:
-                for text_id in self._containing(value):
-                    index, source_path, _ = self._texts[text_id]
+                for index, source_path in self._containing(value):
                     add(FlowIn(path, index, source_path, CONTAINED))
         return list(found.values())
 
-    def _containing(self, value: str) -> list[int]:
-        """The recorded texts that hold ``value`` (in recording order), then those that
-        ``value`` holds."""
+    def _containing(self, value: str) -> list[tuple[int, tuple[PathKey, ...]]]:
+        """Where the recorded texts that hold ``value`` were recorded (in recording order),
+        then where those that ``value`` holds were (by where ``value`` holds them first)."""
         self._grid()
-        hits = [text_id for text_id in sorted(self._may_hold(value))
-                if value in self._texts[text_id][2]]
+        texts = self._texts
+        where = self._where
+        holders: set[int] = set()
+        # (a document's strings are searched only when it holds the value; one of them may
+        # be a document whose own strings are not gridded either)
+        pending = [text_id for text_id in self._may_hold(value) if value in texts[text_id]]
+        while pending:
+            text_id = pending.pop()
+            if text_id not in holders:
+                holders.add(text_id)
+                pending.extend(inner for inner in self._inside.get(text_id, ())
+                               if value in texts[inner])
+        found = sorted(seen for text_id in holders for seen in where[text_id])
         # Each distinct start of 8 characters is looked up once, and each text it starts is
         # searched for once, from there: the same texts in the same order as a search at every
         # position, without reading the texts of a start again at each of its repeats (a 130 KB
         # argument holding "https://" 10,000 times, after 100 recorded URLs, took 15 s).
-        # A text recorded many times (one URL in many results) is searched for once.
-        checked = set(hits)
+        checked = set(holders)
+        held: list[tuple[int, int, int, tuple[PathKey, ...]]] = []
+        for at, start in self._starts_in(value):
+            for text_id in self._starts[start]:
+                if text_id not in checked:
+                    checked.add(text_id)
+                    text = texts[text_id]
+                    if len(text) <= len(value) - at and value.find(text, at) >= 0:
+                        held.extend((at, *seen) for seen in where[text_id])
+        held.sort()
+        return [(index, path) for _, index, path in found] + [
+            (index, path) for _, _, index, path in held]
+
+    def _starts_in(self, value: str) -> list[tuple[int, str]]:
+        """The recorded starts of 8 characters that ``value`` holds, each with where it first
+        does, in that order. For ASCII, every 8-byte window of the encoded bytes is read by
+        eight memoryview casts and met with the starts by a set operation: no Python step per
+        position (an 8 MB argument took two seconds a lookup)."""
         starts = self._starts
+        if not starts:
+            return []
+        if _CASTS and value.isascii():
+            narrow = memoryview(value.encode("ascii"))
+            ascii_starts = self._ascii_starts
+            recorded = ascii_starts.keys()
+            held: set[int] = set()
+            for shift in range(GRAM):
+                usable = (len(narrow) - shift) // GRAM * GRAM
+                if usable > 0:  # (keys & an iterable keeps only the hits: no set of windows)
+                    held |= recorded & narrow[shift:shift + usable].cast("Q")
+            return sorted((value.find(ascii_starts[key]), ascii_starts[key]) for key in held)
+        found: list[tuple[int, str]] = []
         seen_starts: set[str] = set()
-        held: dict[str, bool] = {}
-        for start in range(len(value) - GRAM + 1):
-            window = value[start:start + GRAM]
+        for at in range(len(value) - GRAM + 1):
+            window = value[at:at + GRAM]
             if window in seen_starts:
                 continue
             seen_starts.add(window)
-            for text_id in starts.get(window, ()):
-                if text_id not in checked:
-                    checked.add(text_id)
-                    text = self._texts[text_id][2]
-                    found = held.get(text)
-                    if found is None:
-                        found = held[text] = len(text) <= len(value) - start and \
-                            value.find(text, start) >= 0
-                    if found:
-                        hits.append(text_id)
-        return hits
+            if window in starts:
+                found.append((at, window))
+        return found
 
     def _may_hold(self, value: str) -> set[int]:
         """Every text that holds ``value``, and maybe others. A copy at offset t of a text
         starts on the grid t + j for the one j in 0..STEP-1 with (t + j) % STEP == 0; from there
         the grams of ``value`` at j, j + STEP, ... are grams of the text on its grid."""
+        # (only the first grams are read: a lookup of a long value encodes its head alone)
+        value = value[:5 * STEP]
         forms = _forms(value)
         candidates: set[int] = set()
         for j in range(STEP):
@@ -212,8 +298,11 @@ class Provenance:
         A gram's texts are one id until a second text holds it: most grams of a text are new,
         and those go in with one ``dict.update``, no list and no Python step per gram."""
         index = self._grams
+        covered = self._covered
         for text_id in range(self._gridded, len(self._texts)):
-            grams = _grid_grams(self._texts[text_id][2])
+            if text_id in covered:
+                continue
+            grams = _grid_grams(self._texts[text_id])
             shared = index.keys() & grams  # (iterates the smaller of the two)
             for gram in shared:
                 held = index[gram]
@@ -230,7 +319,7 @@ class Provenance:
 # as an unsigned long long (both read by a memoryview cast, no slice per gram), any other text
 # by the 4-character strings. A lookup tries each form the value can take; two forms of
 # different grams meeting on one int only add a candidate, which ``in`` then rules out.
-_CASTS = struct.calcsize("I") == STEP and struct.calcsize("Q") == 2 * STEP
+_CASTS = struct.calcsize("I") == STEP and struct.calcsize("Q") == 2 * STEP == GRAM
 
 
 def _forms(value: str) -> tuple[bytes | None, bytes | None]:
