@@ -136,3 +136,20 @@ def test_a_copy_at_each_offset_of_a_long_ascii_text_is_found() -> None:
             flows = provenance.flows_into({"q": value})
             assert [(f.source, f.kind) for f in flows] == [(0, CONTAINED)], (start, length)
     assert provenance.flows_into({"q": "w0000 w0002"}) == []
+
+
+def test_strings_held_by_a_long_argument_are_found_in_order_of_where_it_holds_them() -> None:
+    """A long argument (looked up by one search per recorded start when few are recorded, by
+    its windows when many are) holds recorded strings: both find the same flows, ordered by
+    where the argument holds each first."""
+    filler = "".join(f"z{n:05d} " for n in range(3000))  # 21,000 characters
+    value = filler + "second-recorded" + filler + "first-recorded/path" + filler
+    for extra in (0, 40):  # few recorded starts, then many
+        provenance = Provenance()
+        provenance.record(0, {"path": "first-recorded/path"})
+        provenance.record(1, ["second-recorded", "not-in-the-argument"])
+        for n in range(extra):
+            provenance.record(2 + n, {"other": f"unrelated-{n:04d}"})
+        flows = provenance.flows_into({"body": value})
+        assert [(f.source, f.source_path, f.kind) for f in flows] == [
+            (1, (0,), CONTAINED), (0, ("path",), CONTAINED)], extra
