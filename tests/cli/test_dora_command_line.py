@@ -7,27 +7,15 @@ scored is a finding (exit 1), never a pass."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from plancheck.corpus.paths import DATA_ENV, DORA_REFERENCE_ENV, dora_reference_dir
-from tests.support.dora_runs import TASK_FILES, dora_verdicts, run_plancheck
+from tests.support.dora_runs import TASK_FILES, dora_reference, dora_verdicts, run_plancheck
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "dora"
-
-
-def _reference() -> Path:
-    reference = dora_reference_dir()
-    if (reference / "scripts" / "evaluate.py").is_file():
-        return reference
-    message = f"DORA's released code not found at {reference}"
-    if os.environ.get(DATA_ENV) or os.environ.get(DORA_REFERENCE_ENV):
-        pytest.fail(f"{message} (set {DORA_REFERENCE_ENV})")
-    pytest.skip(f"{message}; set {DORA_REFERENCE_ENV}")
 
 
 def _cases(root: Path) -> dict[str, tuple[Path, Path]]:
@@ -44,7 +32,7 @@ def _cases(root: Path) -> dict[str, tuple[Path, Path]]:
 
 @pytest.fixture(scope="module")
 def dora(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path, dict]]:
-    reference = _reference()
+    reference = dora_reference()
     root = tmp_path_factory.mktemp("dora-cases")
     cases = _cases(root)
     jobs = [[str(tasks), str(run), str(root / f"{name}.json")]

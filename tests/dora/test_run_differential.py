@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from plancheck.corpus.paths import DATA_ENV, DORA_REFERENCE_ENV, dora_reference_dir
 from tests.support.dora_runs import (
     differences,
+    dora_reference,
     dora_verdicts,
     raw_separator,
     run_plancheck,
@@ -28,19 +28,9 @@ from tests.support.dora_runs import (
 )
 
 RUNS = int(os.environ.get("PLANCHECK_DORA_RUNS", "330"))  # ~200 that DORA can score
-def _reference() -> Path:
-    reference = dora_reference_dir()
-    if (reference / "scripts" / "evaluate.py").is_file():
-        return reference
-    message = f"DORA's released code not found at {reference}"
-    if os.environ.get(DATA_ENV) or os.environ.get(DORA_REFERENCE_ENV):
-        pytest.fail(f"{message} (set {DORA_REFERENCE_ENV})")
-    pytest.skip(f"{message}; set {DORA_REFERENCE_ENV}")
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, Path, Path, str | None]]:
-    reference = _reference()
+    reference = dora_reference()
     root = tmp_path_factory.mktemp("dora-runs")
     made = []
     for seed in range(RUNS):

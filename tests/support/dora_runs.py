@@ -259,3 +259,21 @@ def differences(index: int, tasks: Path, run: Path, eval_json: Path, per_item: P
     if whole[:len(_table_rows(text))] != _table_rows(text):
         found.append(f"{where} report and score differ:\n{report}\n!=\n{text}")
     return found
+
+
+def dora_reference() -> Path:
+    """DORA's released code (its scripts/evaluate.py present); a test fails without it when
+    CI's variables say the data is there, and skips otherwise."""
+    import os
+
+    import pytest
+
+    from plancheck.corpus.paths import DATA_ENV, DORA_REFERENCE_ENV, dora_reference_dir
+
+    reference = dora_reference_dir()
+    if (reference / "scripts" / "evaluate.py").is_file():
+        return reference
+    message = f"DORA's released code not found at {reference}"
+    if os.environ.get(DATA_ENV) or os.environ.get(DORA_REFERENCE_ENV):
+        pytest.fail(f"{message} (set {DORA_REFERENCE_ENV})")
+    pytest.skip(f"{message}; set {DORA_REFERENCE_ENV}")
