@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,16 +139,22 @@ def test_a_partial_is_never_silently_replaced_and_resume_scores_nothing_twice(
     assert _lines(tmp_path / "items.jsonl.partial.2") == 15
     assert "items.jsonl.partial.2" in err and "is kept" in err
 
-    from plancheck.scoring import item_scorer
+    # What the scorer is handed, seen at the module the command imports it from (the scorer's
+    # own class may be compiled, where a patched method is never called).
+    from plancheck.scoring import batch
 
     scored: list[str] = []
-    original = item_scorer.ItemScorer.score
+    original = batch.score_records
 
-    def counting(self: item_scorer.ItemScorer, raw: object) -> object:
-        scored.append(getattr(raw, "text", "") or "")
-        return original(self, raw)  # type: ignore[arg-type]
+    def counting(source: Any, *args: Any, **kwargs: Any) -> Any:
+        def seen() -> Any:
+            for raw in source:
+                scored.append(getattr(raw, "text", "") or "")
+                yield raw
 
-    monkeypatch.setattr(item_scorer.ItemScorer, "score", counting)
+        return original(seen(), *args, **kwargs)
+
+    monkeypatch.setattr(batch, "score_records", counting)
     with monkeypatch.context() as patch:  # resumed, then stopped again: the .partial grows
         _StopAt(patch, 25)
         assert main(_argv(benchmark_path, small, per_item, "--resume")) == 130
