@@ -179,6 +179,13 @@ _ALL = [
        "Python reads integers of at most 4,300 digits from text (a guard against "
        "quadratic-time conversion); a longer literal in a plan, toolset or policy file is "
        "refused and nothing in the file is read. Write a long identifier as a string."),
+    _c("PC121", "doubled-braces", W, "The plan is written with doubled braces `{{ }}`.",
+       "A prompt template's escaped braces were copied into the answer (`[{{\"agent\": ...}}]`). "
+       "The text is not JSON; plancheck reads the plan with each doubled brace collapsed, but "
+       "the reference evaluator mends it with json-repair, which splits the steps apart, so "
+       "the plan it scores is not the one written. Under the `guard` profile this is an "
+       "error: a consumer would run something other than what was checked. Write single "
+       "braces."),
     # ---------------------------------------------------------------- names
     _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
        "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "

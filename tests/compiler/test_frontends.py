@@ -62,7 +62,7 @@ def test_alias_keys_are_info_unless_strict() -> None:
 def test_doubled_braces_and_trailing_commas_are_repaired() -> None:
     doubled = COMPACT.replace("{", "{{").replace("}", "}}")
     report = plancheck.check("The structured task plan is: " + doubled)
-    assert report.ok and "PC102" in codes(report)
+    assert report.ok and "PC121" in codes(report)
     trailing = json.dumps(PLAN, indent=2).replace("]\n  }", "],\n  }")
     report = plancheck.check("Plan:\n" + trailing)
     assert report.ok and "PC102" in codes(report)

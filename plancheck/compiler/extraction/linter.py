@@ -192,20 +192,27 @@ def _repair(text: str, file: str) -> Extraction:
         return _nothing_found(text, file)
     start, end = region
     candidate = text[start:end]
-    attempts: list[tuple[str, str]] = []
+    # (code, what was done): collapsed doubled braces are not what the reference reads
+    # (json-repair splits such steps), so they have a code of their own that can block.
+    attempts: list[tuple[str, str, str]] = []
     if "{{" in candidate or "}}" in candidate:
-        attempts.append(("doubled braces `{{ }}` were collapsed",
+        attempts.append(("PC121", "doubled braces `{{ }}` were collapsed",
                          collapse_doubled_braces(candidate)))
-    attempts.append(("damaged JSON was repaired with json-repair", candidate))
-    for what, attempt in attempts:
-        value = _loads_or_repair(attempt, allow_repair=what.startswith("damaged"))
+    attempts.append(("PC102", "damaged JSON was repaired with json-repair", candidate))
+    for code, what, attempt in attempts:
+        value = _loads_or_repair(attempt, allow_repair=code == "PC102")
         if value is not None and _score(value):
+            notes = ["positions inside the repaired region are approximate"]
+            if code == "PC121":
+                notes.insert(0, "the reference evaluator mends this text with json-repair, "
+                                "which reads other steps than these")
             note = make(
-                "PC102",
+                code,
                 f"the plan is not valid JSON; {what}",
                 primary=_region_span(file, start, end),
                 label="repaired",
-                notes=["positions inside the repaired region are approximate"],
+                notes=notes,
+                help=["write each brace once"] if code == "PC121" else [],
                 data={"repair": what},
             )
             return Extraction(value, True, start, end, verbatim=False, diagnostics=[note])
