@@ -51,6 +51,13 @@ MAX_MENTIONS: Final = 1000
 _ENUMERATED = re.compile(r"(?:^|(?<=[\n.;:]))\s*(?:step\s*(\d{1,2})\s*[:.)\-]|(\d{1,2})[.)]\s)",
                          re.IGNORECASE)
 
+# Words that chain a request's actions in order ("extract the audio, reduce the noise, and
+# then add reverb. Finally, ..."): each starts an action after the first. Only at a clause's
+# start (after a comma, a sentence's end, a line break): "moving at 20 m/s and then
+# accelerates" describes a motion, not two actions.
+_CHAINED = re.compile(r"(?:[,.;:!?]|^|\n)\s*(?:and\s+)?(?:then|after that|afterwards|finally|"
+                      r"lastly|followed by|subsequently)\b", re.IGNORECASE | re.MULTILINE)
+
 
 class Mention(FrozenRecord):
     """A file or URL the request names: its text, where it starts, and whether the sentence
@@ -66,18 +73,22 @@ class Mention(FrozenRecord):
 
 class Request(FrozenRecord):
     """One request, read: ``text`` and its ``folded`` form (see :func:`normalized`), the
-    files and URLs it names, the values it quotes, and the steps it numbers (their texts,
-    in order; empty when it numbers none)."""
+    files and URLs it names, the values it quotes, the steps it numbers (their texts, in
+    order; empty when it numbers none) and, when it numbers none, the actions it chains with
+    sequence words (``then``, ``finally``; their texts, empty when it chains fewer than
+    two)."""
 
-    __slots__ = _fields = ("text", "folded", "mentions", "quoted", "steps")
+    __slots__ = _fields = ("text", "folded", "mentions", "quoted", "steps", "chained")
 
     def __init__(self, text: str, folded: str, mentions: tuple[Mention, ...],
-                 quoted: tuple[str, ...], steps: tuple[str, ...]) -> None:
+                 quoted: tuple[str, ...], steps: tuple[str, ...],
+                 chained: tuple[str, ...] = ()) -> None:
         self.text = text
         self.folded = folded
         self.mentions = mentions
         self.quoted = quoted
         self.steps = steps
+        self.chained = chained
 
     def gives(self, value: str) -> bool:
         """Whether ``value`` is written in the request (case and spacing aside)."""
@@ -121,7 +132,9 @@ def read_request(text: str) -> Request:
     quoted = tuple(dict.fromkeys(
         q.strip() for m in _QUOTED.finditer(text) for q in m.groups() if q and q.strip()))[
         :MAX_MENTIONS]
-    return Request(text, normalized(text), tuple(mentions), quoted, _steps(text))
+    steps = _steps(text)
+    return Request(text, normalized(text), tuple(mentions), quoted, steps,
+                   () if steps else _chained(text))
 
 
 def _is_mention(found: str) -> bool:
@@ -149,6 +162,17 @@ def _steps(text: str) -> tuple[str, ...]:
         return ()
     ends = [start for start, _, _ in marks[1:]] + [len(text)]
     return tuple(text[end:stop].strip() for (_, end, _), stop in zip(marks, ends, strict=True))
+
+
+def _chained(text: str) -> tuple[str, ...]:
+    """The actions ``text`` chains: what comes before its first sequence word, then what
+    follows each (at least two, or none)."""
+    cuts = [(m.start(), m.end()) for m in _CHAINED.finditer(text)]
+    if not cuts:
+        return ()
+    starts = [0] + [end for _, end in cuts]
+    stops = [start for start, _ in cuts] + [len(text)]
+    return tuple(text[a:b].strip(" \t\n,;.!?") for a, b in zip(starts, stops, strict=True))
 
 
 def request_of(record: Mapping[str, Any] | None) -> str | None:

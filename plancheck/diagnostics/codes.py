@@ -396,10 +396,13 @@ _ALL = [
        "write), and no argument of the plan passes it: the plan likely stops early, or binds "
        "another value where this one belongs."),
     _c("PC903", "request-steps", W, "The plan makes fewer or more calls than the steps the "
-       "request numbers.",
+       "request numbers or chains.",
        "The request enumerates its steps (`Step 1: ...`, `1. ...`) and the plan's number of "
        "calls differs: a step the request asks for is missing, or the plan adds calls it did "
-       "not ask for."),
+       "not ask for. Or the request chains actions with sequence words (`..., then ...`, "
+       "`and finally ...`) and the plan makes fewer calls than it chains actions: the plan "
+       "likely stops early (an action may take several calls, so more calls are not "
+       "reported)."),
     _c("PC904", "request-order", W, "The plan reads the request's inputs in another order "
        "than the request gives them.",
        "Two calls read inputs the request names, in the opposite order to the request (the "

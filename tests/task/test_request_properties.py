@@ -84,3 +84,22 @@ def test_any_request_on_any_gold_plan_is_checked_without_internal_error(
     assert "PC002" not in report.codes
     assert all(d.code in {"PC901", "PC902", "PC903", "PC904", "PC905"}
                for d in report.diagnostics if d.code.startswith("PC9"))
+
+
+_ACTIONS = ("restore the image /d/a.jpg", "segment the objects", "describe the scene",
+            "count the buildings", "write a short report")
+_LINKS = (", then ", ". Then ", ", and then ", ". Finally, ", ", and finally ", ", followed by ",
+          "; afterwards ")
+
+
+@given(data=st.data())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_chained_request_wants_at_least_as_many_calls_as_actions(
+        data: st.DataObject, gold_tasks: list[dict[str, Any]]) -> None:
+    actions = data.draw(st.integers(min_value=2, max_value=len(_ACTIONS)))
+    request = _ACTIONS[0].capitalize() + "".join(
+        data.draw(st.sampled_from(_LINKS)) + action for action in _ACTIONS[1:actions]) + "."
+    task = data.draw(st.sampled_from(gold_tasks))
+    plan = task["structured_plan"]
+    codes = plancheck.check(json.dumps(plan), task=request).codes
+    assert ("PC903" in codes) == (len(plan) < actions), (request, len(plan), codes)

@@ -1,5 +1,6 @@
 """PC903 and PC904: the plan's calls against the steps the request asks for: as many calls
-as the steps it numbers (PC903), and its inputs read in the order it gives them (PC904)."""
+as the steps it numbers, and at least as many as the actions it chains with sequence words
+(PC903), and its inputs read in the order it gives them (PC904)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,16 @@ class RequestSteps(Rule):
             return []
         found: list[Diagnostic] = []
         asked, made = len(request.steps), len(plan.steps)
+        chained = len(request.chained)
+        if chained > made:  # (an action may take more than one call: only fewer is a miss)
+            found.append(make(
+                "PC903", f"the request chains {chained} actions and the plan makes {made} "
+                f"call{'s' if made != 1 else ''}",
+                primary=plan.span, label="fewer calls than the request's actions",
+                notes=tuple(f"action {n}: {text[:120]}" for n, text in
+                            enumerate(request.chained, 1)),
+                help=("an action the request asks for is missing: the plan may stop early",),
+                data={"asked": chained, "made": made}))
         if asked and asked != made:
             what = "fewer" if made < asked else "more"
             found.append(make(
