@@ -5,7 +5,7 @@
 * DORA's released evaluator, exactly: :func:`trajectory_metrics` (:mod:`.metrics`),
   :func:`score_answer` (:mod:`.answers`, polygons in :mod:`.polygons`),
   :func:`parse_prediction` and :func:`merge_predictions` (:mod:`.predictions`), and
-  :func:`aggregate` / :func:`score_samples` (:mod:`.aggregate`), and a whole run read as DORA
+  :func:`aggregate` / :func:`score_samples` (:mod:`.aggregation`), and a whole run read as DORA
   reads it (:mod:`.run_reader`) and scored (:func:`evaluate_run`, :mod:`.runs`).
   ``tests/dora/test_dora_parity.py`` holds them to DORA's own verdicts.
 * The paper's wording of the trajectory metrics and answer operators, kept for comparison:
@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "DIMENSIONS": "dimensions",
-    "aggregate": "aggregate",
-    "aggregate_tasks": "aggregate",
+    "aggregate": "aggregation",
+    "aggregate_tasks": "aggregation",
     "evaluate_run": "runs",
-    "sample_gsd": "aggregate",
-    "score_samples": "aggregate",
-    "task_row": "aggregate",
+    "sample_gsd": "aggregation",
+    "score_samples": "aggregation",
+    "task_row": "aggregation",
     "score_answer": "answers",
     "DoraInputError": "errors",
     "DoraRunError": "errors",
@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from plancheck.dora.aggregate import (
+    from plancheck.dora.aggregation import (
         aggregate,
         aggregate_tasks,
         sample_gsd,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plancheck.dora.aggregate import (
+from plancheck.dora.aggregation import (
     CAUGHT,
     TaskPair,
     aggregate,

@@ -439,3 +439,19 @@ def test_references_inside_arguments_written_as_a_json_string_point_at_the_strin
         ("PC205", "/tool_calls/1/function/arguments"),
         ("PC205", "/tool_calls/1/function/arguments"),
         ("PC206", "/tool_calls/1/function/arguments")]
+
+
+def test_every_exported_name_stays_what_it_names_after_every_submodule_is_imported() -> None:
+    """An export named like its module (``aggregate`` in ``aggregate.py``) was replaced by the
+    module as soon as anything imported that submodule: ``plancheck.dora.aggregate(...)``
+    then raised "module is not callable"."""
+    import importlib
+    import pkgutil
+
+    import plancheck.dora as dora_package
+
+    for module in pkgutil.iter_modules(dora_package.__path__):
+        importlib.import_module(f"plancheck.dora.{module.name}")
+    for name in dora_package.__all__:
+        exported = getattr(dora_package, name)
+        assert not isinstance(exported, type(dora_package)), f"plancheck.dora.{name} is a module"
