@@ -407,7 +407,7 @@ class _Flow(RuleState):
             through = "" if origin == flow.source else \
                 f" through {tool_names(history, (flow.source,))}"
             how = "a value returned by" if flow.kind == EXPLICIT else (
-                "equal to a value returned by" if flow.kind == EXACT else "text returned by")
+                "a copy of a value returned by" if flow.kind == EXACT else "text returned by")
             earlier = (origin,) if origin == flow.source else (origin, flow.source)
             return self._violation(call, earlier, f"{call.label} `{call.tool}`: `{keys}` holds "
                                    f"{how} {tool_names(history, (origin,))}{through}",

@@ -161,3 +161,14 @@ def test_an_explicit_flow_wins_over_an_inferred_one_and_provenance_can_be_switch
                                                "body": "ABCDEFGHIJKLMNOP"})
         assert len([v for v in monitor.propose(second) if v.code == "PC805"]) == expected
         assert [f.kind for f in second.flows] == (["exact"] if provenance else [])
+
+
+def test_an_exact_copy_is_named_a_copy() -> None:
+    monitor = PolicyMonitor(parse_policies(EVERY_KIND, GITHUB))
+    fetched = {"content": [{"type": "text", "text": "ABCDEFGHIJKLMNOP"}]}
+    said = _drive(monitor, [
+        ("get_file_contents", {"owner": "o", "repo": "r", "path": "README.md"}, fetched),
+        ("create_issue", {"owner": "o", "repo": "r", "title": "Leak",
+                          "body": "ABCDEFGHIJKLMNOP"}, {}),
+    ])
+    assert "`body` holds a copy of a value returned by call_0 `get_file_contents`" in said[1]
