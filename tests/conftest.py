@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="rewrite the [out] section of each failing case of "
                           "tests/data/cases/*.test to what plancheck reports (as mypy's "
                           "--update-data): review the diff before committing it")
+
+
+def _ignore_hangup(signum: int, frame: object) -> None:
+    pass
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests that stop a command by a signal need the command to receive it. A suite started
+    in the background or under nohup ignores SIGINT or SIGHUP, and an ignored signal stays
+    ignored in every child process (a command honours that, as it should: then the test
+    reads a finished run as an unstopped one). A handler, unlike SIG_IGN, is reset to the
+    default in a child, so each ignored one gets a handler here: the suite itself still
+    outlives a hangup."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    for name in ("SIGHUP", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, _ignore_hangup)
 
 
 def _require(path: Path, what: str) -> Path:
