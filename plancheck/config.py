@@ -262,7 +262,7 @@ def _settings_model() -> Any:
         StrictStr,
     )
 
-    from plancheck.render.registry import FORMATS
+    from plancheck.render.registry import format_choices
 
     level = Literal["error", "warning", "info"]
     # Codes are checked one by one (not by a validator of the whole list or table), so that a
@@ -270,8 +270,9 @@ def _settings_model() -> Any:
     code = Annotated[StrictStr, AfterValidator(_code_pattern)]
 
     def format_name(name: str) -> str:
-        if name not in FORMATS:
-            raise ValueError("must be one of " + ", ".join(FORMATS))
+        formats = format_choices()  # `--format`'s list: the registry's, then the plugins'
+        if name not in formats:
+            raise ValueError("must be one of " + ", ".join(formats))
         return name
 
     class Settings(BaseModel):

@@ -106,10 +106,13 @@ def run(args: argparse.Namespace) -> int:
     if overwrites_an_input(args, "per_item", "--per-item"):
         return EXIT_ERROR
     golds = list(args.gold)
+    from plancheck.formats.sniff import is_dora_gold
+
+    # What the inputs are is the recogniser's to say (the gold first, then the rest: a DORA
+    # gold directory is told by the run too).
+    kind = "dora" if is_dora_gold([*golds, *args.predictions]) else None
     for scorer in SCORERS:
-        # (the gold first, then the rest: a DORA gold directory is told by the run too)
-        if scorer.claims_paths is not None and scorer.claims_paths(
-                [*golds, *args.predictions]):
+        if scorer.kind is not None and scorer.kind == kind:
             return scorer.run(args, golds)
     # One benchmark file: whatever argparse gathered after it (`--gold G P1 P2`) is PRED.
     args.predictions = [*args.predictions, *golds[1:]]
@@ -143,20 +146,15 @@ def run(args: argparse.Namespace) -> int:
 
 class Scorer(NamedTuple):
     """One kind of gold data ``plancheck score`` scores against. A kind is told either by its
-    gold paths (``claims_paths``: DORA's task files, a directory of them) or by the text of one
-    gold file (``reads_text``: what the kind's ``run`` needs of it, or None when the file is
-    not of that kind). Adding a scorer: its module, and one line in :data:`SCORERS`."""
+    gold paths, as the recogniser (:mod:`plancheck.formats.sniff`) names them (``kind``:
+    ``"dora"`` for DORA's task files, a directory of them), or by the text of one gold file
+    (``reads_text``: what the kind's ``run`` needs of it, or None when the file is not of that
+    kind). Adding a scorer: its module, and one line in :data:`SCORERS`."""
 
     name: str
     run: Callable[[argparse.Namespace, Any], int]
-    claims_paths: Callable[[list[str]], bool] | None = None
+    kind: str | None = None
     reads_text: Callable[[str, str], Any] | None = None
-
-
-def _dora_gold(paths: list[str]) -> bool:
-    from plancheck.scoring.dora_run import looks_like_dora_gold
-
-    return looks_like_dora_gold(paths)
 
 
 def _score_dora_runs(args: argparse.Namespace, golds: list[str]) -> int:
@@ -219,7 +217,7 @@ def _score_benchmark(args: argparse.Namespace, gold_text: str) -> int:
 
 # In the order they are tried: the last takes any gold file (and says what is wrong with it).
 SCORERS: tuple[Scorer, ...] = (
-    Scorer("DORA runs", _score_dora_runs, claims_paths=_dora_gold),
+    Scorer("DORA runs", _score_dora_runs, kind="dora"),
     Scorer("tool calls", _score_calls, reads_text=_call_gold),
     Scorer("DisasterBench", _score_benchmark, reads_text=_any_gold_file),
 )

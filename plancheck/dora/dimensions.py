@@ -1,19 +1,17 @@
 """DORA's five dimensions and the names its files carry (``scripts/evaluate.py``'s ``TASKS``).
 
 Gold is ``<tasks>/<task>.json`` and a run ``<run>/<task>/benchmark.jsonl`` for each ``task``
-below; DORA reads no other file of either directory.
+of :data:`DIMENSIONS`; DORA reads no other file of either directory. The names are kept with
+the recogniser's field lists (:mod:`plancheck.formats.records`), which tells DORA's files from
+others by them.
 """
 
 from __future__ import annotations
 
-DIMENSIONS = {
-    "t1": "t1_perception_and_assessment",
-    "t2": "t2_spatial_relation_analysis",
-    "t3": "t3_operational_planning",
-    "t4": "t4_multi_temporal_reasoning",
-    "t5": "t5_multi_modal_report_synthesis",
-}
-RECORDS = "benchmark.jsonl"
+from plancheck.formats.records import DORA_RUN_RECORDS, DORA_TASK_FILES
+
+DIMENSIONS = DORA_TASK_FILES
+RECORDS = DORA_RUN_RECORDS
 
 
 def task_file_name(dimension: str) -> str:

@@ -12,8 +12,8 @@ from typing import Final
 
 __all__ = [
     "ANSWER_KEYS", "CALL_ARGUMENT_KEYS", "CALL_CONTAINER_KEYS", "CALL_NAME_KEYS",
-    "CHAT_CONTAINER_KEYS",
-    "COMPLETION_FIELDS", "CONTENT_KEYS", "GOLD_PLAN_FIELDS", "ID_KEYS", "PLAN_FIELDS",
+    "CHAT_CONTAINER_KEYS", "COMPLETION_FIELDS", "CONTENT_KEYS", "DORA_RUN_RECORDS",
+    "DORA_TASK_FILES", "GOLD_PLAN_FIELDS", "ID_KEYS", "PLAN_FIELDS",
     "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
     "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_WRAPPER_KEYS",
 ]
@@ -63,6 +63,19 @@ TRAJECTORY_NAME_KEYS: Final = ("tool", "name", "tool_name", "function", "action"
 TRAJECTORY_ARGUMENT_KEYS: Final = ("arguments", "args", "input", "inputs", "parameters",
                                    "params", "action_input")
 TRAJECTORY_WRAPPER_KEYS: Final = ("trajectory", "gold_trajectory", "tool_calls", "calls")
+
+# -- DORA's files --------------------------------------------------------------------------------
+# DORA's five dimensions and the names its files carry (`scripts/evaluate.py`'s `TASKS`): gold
+# is `<tasks>/<task>.json` and a run `<run>/<task>/benchmark.jsonl` for each `task` below;
+# DORA reads no other file of either directory.
+DORA_TASK_FILES: Final = {
+    "t1": "t1_perception_and_assessment",
+    "t2": "t2_spatial_relation_analysis",
+    "t3": "t3_operational_planning",
+    "t4": "t4_multi_temporal_reasoning",
+    "t5": "t5_multi_modal_report_synthesis",
+}
+DORA_RUN_RECORDS: Final = "benchmark.jsonl"
 
 # -- what plancheck itself writes ----------------------------------------------------------------
 # The fields of the per-item lines `plancheck score` writes, by the kind of gold plan: any one

@@ -2,8 +2,10 @@
 
 A :class:`CallShape` owns its calls: how to read one (its tool, its arguments, its id), the
 blocks of a transcript in the same format that are not calls but answer them (their results,
-with the id of the call each answers), the text that marks such a block (a cheap test before a
-transcript is parsed for results), and how a call is written back (``plancheck fix`` writes a
+with the id of the call each answers; for a format whose blocks may carry no id, the tool each
+names, which then pairs it with the earliest unanswered call of that tool), the text that marks
+such a block (a cheap test before a transcript is parsed for results), and how a call is
+written back (``plancheck fix`` writes a
 repaired call in the shape it was read in). The registry (:mod:`plancheck.formats.shapes`)
 finds the built-in shapes in :mod:`plancheck.formats.calls`, one module each, and plugins'
 shapes in the entry-point group ``plancheck.call_shapes``.
@@ -17,11 +19,13 @@ from typing import Any
 from plancheck.formats.found import FoundCall
 from plancheck.records import FrozenRecord
 
-__all__ = ["CallShape", "Reader", "ResultReader", "Writer"]
+__all__ = ["AnswerName", "CallShape", "Reader", "ResultReader", "Writer"]
 
 Reader = Callable[[dict[str, Any], str], "FoundCall | None"]
 # A block answering a call: (the id of the call it answers, or None; the result as written).
 ResultReader = Callable[[dict[str, Any]], "tuple[str | None, Any] | None"]
+# The tool a block answering a call names (what pairs it when it carries no id), or None.
+AnswerName = Callable[[dict[str, Any]], "str | None"]
 # A call written in the shape: (tool, arguments, id or None) -> the call's JSON.
 Writer = Callable[[str, Any, "str | None"], Any]
 
@@ -30,16 +34,20 @@ class CallShape(FrozenRecord):
     """A registered call shape (see the module docstring). ``detected``: tried on any input;
     ``answers``: tried only inside BFCL's ``ground_truth`` (or when forced); ``order``: its
     place in the registry (specific shapes before the ones that would also read their calls:
-    ``generic`` guesses from key names, at 900)."""
+    ``generic`` guesses from key names, at 900). ``answer_name``: for a format whose results
+    pair with their calls by tool and order when ids are absent (Gemini's), the tool a result
+    block names; a result without an id then answers the earliest unanswered call of that
+    tool without an id."""
 
-    __slots__ = ("answers", "description", "detected", "markers", "name", "order", "read",
-                 "result", "write")
+    __slots__ = ("answer_name", "answers", "description", "detected", "markers", "name",
+                 "order", "read", "result", "write")
     _fields = ("name", "read", "detected", "answers", "description", "order", "result",
-               "markers", "write")
+               "markers", "write", "answer_name")
 
     def __init__(self, name: str, read: Reader, detected: bool, answers: bool = False, *,
                  description: str = "", order: int = 500, result: ResultReader | None = None,
-                 markers: tuple[str, ...] = (), write: Writer | None = None) -> None:
+                 markers: tuple[str, ...] = (), write: Writer | None = None,
+                 answer_name: AnswerName | None = None) -> None:
         self.name = name
         self.read = read
         self.detected = detected
@@ -49,3 +57,4 @@ class CallShape(FrozenRecord):
         self.result = result
         self.markers = markers
         self.write = write
+        self.answer_name = answer_name

@@ -35,7 +35,8 @@ from plancheck.formats.shape import CallShape
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
 __all__ = ["CALL_SHAPES", "WHOLE_OUTPUT", "CallShape", "FoundCall", "call_shapes", "find_calls",
-           "is_definition", "positional_key", "read_call", "read_result"]
+           "is_definition", "pairs_by_name", "positional_key", "read_answer", "read_call",
+           "read_result"]
 
 
 def _ordered(shapes: list[CallShape]) -> dict[str, CallShape]:
@@ -80,14 +81,30 @@ def read_call(value: Any, pointer: str = "", shape: str | None = None) -> FoundC
 def read_result(value: Any) -> tuple[str | None, Any] | None:
     """``value`` read as a block answering a call (the id of the call it answers, or None when
     it names none; its result), or ``None``: a block that is no call."""
+    answer = read_answer(value)
+    return None if answer is None else (answer[0], answer[2])
+
+
+def read_answer(value: Any) -> tuple[str | None, str | None, Any] | None:
+    """``value`` read as a block answering a call: the id of the call it answers (or None),
+    the tool it names when it has no id and its shape pairs results by tool and order (else
+    None), and its result; ``None`` for a block that is no result."""
     if not isinstance(value, dict):
         return None
     for shape in _tried()[2]:
         assert shape.result is not None
         answer = shape.result(value)
         if answer is not None:
-            return answer
+            name = shape.answer_name(value) if answer[0] is None and \
+                shape.answer_name is not None else None
+            return answer[0], name, answer[1]
     return None
+
+
+def pairs_by_name(shape: str) -> bool:
+    """Whether the calls of ``shape`` without an id are answered by tool and order."""
+    found = call_shapes().get(shape)
+    return found is not None and found.answer_name is not None
 
 
 def result_markers() -> tuple[str, ...]:

@@ -19,6 +19,10 @@ kind                 a JSON value that is
 ``gold record``      a DisasterBench gold record (:func:`is_gold_record`)
 ==================== =====================================================================
 
+Files are told apart here too where their names or layout decide it: DORA's gold for
+``plancheck score`` (its task files, a directory of them: :func:`is_dora_gold`), a DORA
+tasks directory (:func:`is_dora_task_dir`) and a run directory (:func:`is_dora_run_dir`).
+
 DORA's formats are known here as data (their keys); how DORA's documents are lowered and scored
 stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The checker asks
 :func:`sniff` first, so a pool checked by mistake is one ``PC117``, not a plan's errors.
@@ -26,10 +30,16 @@ stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The ch
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final
 
+from plancheck.fileio import read_text_limited
 from plancheck.formats.found import is_definition
 from plancheck.formats.records import (
+    DORA_RUN_RECORDS,
+    DORA_TASK_FILES,
     GOLD_PLAN_FIELDS,
     PLAN_WRAPPER_KEYS,
     TRAJECTORY_ARGUMENT_KEYS,
@@ -40,7 +50,8 @@ from plancheck.ir.schema import PLAN_STEP_KEYS
 
 __all__ = [
     "DORA_TASK_KEYS", "call_object", "is_call_trajectory", "is_dora_document",
-    "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_file",
+    "is_dora_gold", "is_dora_run_dir", "is_dora_sample", "is_dora_step", "is_dora_task",
+    "is_dora_task_dir", "is_dora_task_file",
     "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_steps",
     "is_tool_definitions", "is_trajectory_document", "sniff", "unwrap_trajectory",
 ]
@@ -138,6 +149,38 @@ def is_dora_document(value: Any) -> bool:
                                and is_dora_trajectory(value.get("trajectory"))):
         return True
     return is_dora_trajectory(value)
+
+
+def is_dora_task_dir(path: Path) -> bool:
+    """A directory holding one of DORA's five task files."""
+    return any((path / f"{task}.json").is_file() for task in DORA_TASK_FILES.values())
+
+
+def is_dora_run_dir(path: Path) -> bool:
+    """A run directory of DORA's runner: ``<task>/benchmark.jsonl`` for one of its tasks."""
+    return path.is_dir() and any((path / task / DORA_RUN_RECORDS).is_file()
+                                 for task in DORA_TASK_FILES.values())
+
+
+def is_dora_gold(paths: Sequence[str]) -> bool:
+    """Whether ``plancheck score``'s inputs (the gold paths, then the predictions) start with
+    DORA's task files: a directory holding one of DORA's five, or a JSON list of samples
+    (named as one of DORA's task files, or some sample with ``tasks``). A directory without
+    DORA's task files, scored against a DORA run (the last input), is DORA's ``--tasks-dir``
+    holding none: DORA scores it (0), and so it is DORA's."""
+    for name in paths[:1]:
+        path = Path(name)
+        if path.is_dir():
+            return is_dora_task_dir(path) or (len(paths) > 1 and is_dora_run_dir(Path(paths[-1])))
+        if path.suffix.lower() != ".json":
+            return False
+        try:
+            value = json.loads(read_text_limited(path, "utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            return False
+        return bool(value) and is_dora_task_file(value) and (
+            path.stem in DORA_TASK_FILES.values() or any("tasks" in s for s in value))
+    return False
 
 
 def is_trajectory_document(value: Any) -> bool:

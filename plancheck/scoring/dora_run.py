@@ -36,44 +36,13 @@ from plancheck.dora.run_reader import (
     read_task_file,
 )
 from plancheck.dora.runs import score_dimensions, summarize, zero_task_warnings
-from plancheck.fileio import read_text_limited
-from plancheck.formats.sniff import is_dora_task_file
+from plancheck.formats.sniff import is_dora_task_dir
 from plancheck.ir.nodes import Toolset
 
 BENCHMARK = "dora"
 
 
 # --------------------------------------------------------------------------- gold
-
-
-def _holds_task_files(path: Path) -> bool:
-    return any((path / task_file_name(dim)).is_file() for dim in DIMENSIONS)
-
-
-def _is_run_dir(path: Path) -> bool:
-    """Whether ``path`` is a run directory of DORA's runner (``<task>/benchmark.jsonl``)."""
-    return path.is_dir() and any((path / task / "benchmark.jsonl").is_file()
-                                 for task in DIMENSIONS.values())
-
-
-def looks_like_dora_gold(paths: Sequence[str]) -> bool:
-    """Whether ``paths`` name DORA task files: a directory holding one of DORA's five, or
-    JSON lists of samples (one of them with ``tasks``)."""
-    for name in paths[:1]:
-        path = Path(name)
-        if path.is_dir():
-            # A directory without DORA's task files, scored against a DORA run, is DORA's
-            # `--tasks-dir` holding none: DORA scores it (0), plancheck too.
-            return _holds_task_files(path) or (len(paths) > 1 and _is_run_dir(Path(paths[-1])))
-        if path.suffix.lower() != ".json":
-            return False
-        try:
-            value = json.loads(read_text_limited(path, "utf-8-sig"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-            return False
-        return bool(value) and is_dora_task_file(value) and (
-            path.stem in DIMENSIONS.values() or any("tasks" in s for s in value))
-    return False
 
 
 def dimension_of(path: Path, samples: Sequence[Any]) -> str:
@@ -98,7 +67,7 @@ def load_gold(paths: Sequence[str], warnings: list[str]
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            if not _holds_task_files(path):
+            if not is_dora_task_dir(path):
                 # As DORA's evaluator does with such a --tasks-dir: nothing scored, score 0.
                 warnings.append(f"{path} holds none of DORA's task files "
                                 f"({task_file_name('t1')} ...); nothing in the run is scored, "

@@ -84,3 +84,35 @@ def test_gemini_results_pair_with_their_calls_by_id() -> None:
                                                       "args": {"frames": frames}}}]}]}
     report = plancheck.check(json.dumps(transcript), plancheck.load_toolset(pool))
     assert [(f["from"], f["to"], f["argument"]) for f in report.flows] == [("a", "b", "frames")]
+
+
+def test_gemini_results_without_ids_pair_with_their_calls_by_name_and_order() -> None:
+    # The Gemini API leaves `id` out of both parts (the Developer API does, unless the request
+    # set one); a `functionResponse` answers the earliest unanswered `functionCall` of its name.
+    pool = {"tools": [
+        {"name": "geocode", "inputSchema": {"type": "object", "properties": {
+            "place": {"type": "string"}}, "required": ["place"]},
+         "outputSchema": {"type": "object", "properties": {"cell": {"type": "string"}}}},
+        {"name": "nowcast", "inputSchema": {"type": "object", "properties": {
+            "cell": {"type": "string"}}, "required": ["cell"]},
+         "outputSchema": {"type": "object", "properties": {"frames": {"type": "string"}}}},
+        {"name": "flood", "inputSchema": {"type": "object", "properties": {
+            "frames": {"type": "string"}}, "required": ["frames"]}}]}
+    transcript = {"contents": [
+        {"role": "user", "parts": [{"text": "Flood risk in Lyon?"}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"name": "geocode", "args": {"place": "Paris"}}},
+            {"functionCall": {"name": "geocode", "args": {"place": "Lyon"}}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"name": "geocode", "response": {"cell": "cell-75"}}},
+            {"functionResponse": {"name": "geocode", "response": {"cell": "cell-69"}}}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"name": "nowcast", "args": {"cell": "cell-69"}}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"name": "nowcast", "response": {"frames": "out/f.npy"}}}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"name": "flood", "args": {"frames": "out/f.npy"}}}]}]}
+    report = plancheck.check(json.dumps(transcript), plancheck.load_toolset(pool))
+    # The second geocode (Lyon, cell-69) feeds nowcast, which feeds flood.
+    assert [(f["from"], f["to"], f["argument"], f["path"]) for f in report.flows] == [
+        ("step 1", "step 2", "cell", "cell"), ("step 2", "step 3", "frames", "frames")]

@@ -192,6 +192,16 @@ def test_each_kind_of_plugin_is_used(plugin_python: tuple[Path, dict[str, str]],
     forced = plancheck("check", "--tools", str(pool), "--call-format", "invoke",
                        "--select", "PC298", "--format", "codes", str(calls))
     assert forced.stdout.split("\n")[:1] == ["PC298 1"], forced.stdout + forced.stderr
+    # A plugin's output format is one of the config file's `format`s too (one list: the
+    # registry's, with the plugins').
+    (tmp_path / "plancheck.toml").write_text('format = "codes"\n', encoding="utf-8")
+    configured = plancheck("check", "--tools", str(pool), str(calls))
+    assert configured.returncode == 1, configured.stdout + configured.stderr
+    assert configured.stdout.split("\n")[:2] == ["PC203 1", "PC298 1"], configured.stdout
+    (tmp_path / "plancheck.toml").write_text('format = "cods"\n', encoding="utf-8")
+    misspelt = plancheck("check", "--tools", str(pool), str(calls))
+    assert misspelt.returncode == 2 and "codes" in misspelt.stderr, misspelt.stderr
+    (tmp_path / "plancheck.toml").unlink()
     explained = plancheck("explain", "deleting-call")
     assert explained.returncode == 0 and "PC298" in explained.stdout
     script = tmp_path / "api.py"

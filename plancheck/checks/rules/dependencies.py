@@ -1,5 +1,7 @@
-"""PC401-PC403: ``dependence`` and ``dependence_content`` against the references made, and
-the pool's limit on predecessors."""
+"""The steps' declared ``dependence`` and ``dependence_content`` held against the references
+their inputs make, as the references rule (which runs first) resolved them, and against the
+pool's limit on predecessors. A settled step that reads one result and declares exactly that
+one is passed by a comparison, without building the sets (most steps are such)."""
 
 from __future__ import annotations
 

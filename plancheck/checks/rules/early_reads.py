@@ -1,5 +1,7 @@
-"""PC501: a result read before the step that makes it runs (run in the order listed). Runs
-the plan's data flow, which later rules read (which results were consumed)."""
+"""Runs the plan's data flow in the order the steps are listed: a read is early when the step
+that makes its value has not run yet. The flow it builds (which results were consumed) is what
+later rules read. A settled step reads earlier steps of known tools, all of whose outputs are
+made, so its reads are only recorded."""
 
 from __future__ import annotations
 

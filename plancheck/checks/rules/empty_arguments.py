@@ -1,6 +1,6 @@
-"""An argument passed as the empty string (or only blanks): a value the model left out while
-writing the call. Off by default (``--select PC210``): an API may take an empty string on
-purpose. The rule declares its code where it is (issue 35: a rule is one module)."""
+"""Why: a value the model left out while writing a call often comes out as ``""`` or blanks.
+An API may take an empty string on purpose, so the code is off by default and the rule runs
+only when it is selected. The rule declares its code where it is (a rule is one module)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""PC901: a value only the user can supply (a path, a URL, an id, a name) that the request
-does not give, no earlier result holds and the tool's schema does not name."""
+"""Values only the user can supply (a path, a URL, an id, a name), looked for in the request:
+a value counts as invented when the request does not give it, no earlier result holds it and
+the tool's schema does not name it."""
 
 from __future__ import annotations
 

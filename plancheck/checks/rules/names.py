@@ -1,4 +1,6 @@
-"""PC201-PC204: unknown tools, unknown and missing inputs, outputs other than the tool's."""
+"""Each step's tool, and its input and output keys, held against the tool's signature in the
+pool. A step whose inputs pass is checked from its JSON; any other is lowered, and the resolver
+reports on its IR."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""PC109, PC110: step numbers used twice, or not numbered by position."""
+"""Step numbers held against positions, once, before the first step: every step's number is
+known from the facts of the plan by then. One finding a plan (renumbering fixes every step),
+a number used twice before a step out of place."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""PC205-PC208: malformed references, references to missing or later steps, unknown output
-keys. Resolving a step's references is also what the dependency, type and reachability rules
-read (``view.refs`` of a lowered step, ``view.producers`` of a settled one)."""
+"""Resolves each step's references to the steps and outputs they name: what the dependency,
+type and reachability rules read (``view.refs`` of a lowered step, ``view.producers`` of a
+settled one). A step stays settled when every reference reads an output its earlier, known
+producer makes; any other is lowered and resolved on its IR."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""PC504: a step that calls the same tool with the same inputs as an earlier step. Tools are
-taken to be deterministic, so the second call computes what the first did; a model that
-loses track of what it has planned writes such steps. A call that passes no input at all is
-not compared: its missing inputs are the finding (PC203), not the repeat. Nor are the calls
-of an API-style pool (MCP, OpenAI: :attr:`~plancheck.ir.nodes.Toolset.outputs_are_fields`),
-whose tools act on a state that other calls change: reading it again after a write is meant.
+"""Compares each call's tool and inputs with those of the calls before it. Tools are taken to
+be deterministic, so a second identical call computes what the first did; a model that loses
+track of what it has planned writes such steps. A call that passes no input at all is not
+compared: its missing inputs are the finding (PC203), not the repeat. Nor are the calls of an
+API-style pool (MCP, OpenAI: :attr:`~plancheck.ir.nodes.Toolset.outputs_are_fields`), whose
+tools act on a state that other calls change: reading it again after a write is meant.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""PC903 and PC904: the plan's calls against the steps the request asks for: as many calls
-as the steps it numbers, and at least as many as the actions it chains with sequence words
-(PC903), and its inputs read in the order it gives them (PC904)."""
+"""The plan's calls held against the steps the request asks for: the count of the steps it
+numbers, and of the actions it chains with sequence words (a lower bound: an action may take
+several calls), and the order in which it gives its inputs (only between calls that do not
+depend on each other, whose order the plan was free to choose)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""PC301-PC304: a reference or literal of the wrong type, implicit conversions, bindings
-along a tool pair the declared flows do not list."""
+"""The kinds of values bound to inputs: a reference's producing output and a literal, each
+against the input's declared type through the pool's type tables, and a binding against the
+flows the workflow graph declares between tools. Run unless the type checks are switched off;
+a step whose literals are plain paths of fitting kinds stays settled."""
 
 from __future__ import annotations
 

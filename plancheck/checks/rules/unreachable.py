@@ -1,4 +1,6 @@
-"""PC503 (off by default): a step whose results do not reach the plan's last step."""
+"""Walks back from the plan's last step along the producers each step reads (gathered step by
+step, settled or lowered) once the last step is seen; a step the walk never reaches is
+reported. Off by default, and run only with symbolic execution (its option)."""
 
 from __future__ import annotations
 

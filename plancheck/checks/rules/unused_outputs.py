@@ -1,4 +1,8 @@
-"""PC502: an output no later step reads, on a step some of whose other outputs are read."""
+"""Read from the data flow once the last step is seen (which results were consumed), on the
+steps of known tools with two outputs or more: a lone output is used or is the step's result,
+and a step none of whose results is read is the reachability rule's concern. Nothing in an
+API-style pool, whose outputs are fields of one response: reading some and not others is what
+API calls do."""
 
 from __future__ import annotations
 

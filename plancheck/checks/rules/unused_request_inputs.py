@@ -1,4 +1,5 @@
-"""PC902: a file or URL the request gives as an input that no argument of the plan passes."""
+"""The files and URLs the request gives as inputs, looked for among the plan's arguments (a
+path matches by its last segments too)."""
 
 from __future__ import annotations
 

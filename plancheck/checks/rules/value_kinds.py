@@ -1,5 +1,5 @@
-"""PC905: a literal whose kind (a media file by its extension, a URL, an e-mail address, a
-date) contradicts what its parameter's type, JSON Schema ``format`` or name says it is."""
+"""The kind of a literal (a media file by its extension, a URL, an e-mail address, a date)
+held against what its parameter's type, JSON Schema ``format`` or name says it holds."""
 
 from __future__ import annotations
 
