@@ -297,8 +297,13 @@ def call_shapes_page() -> str:
                  "read only where answers are expected (BFCL `ground_truth`, decoded output)")
         described = getattr(shape, "description", None) or _doc(shape.read,
                                                                  "plancheck.formats.shapes")
+        syntaxes = getattr(shape, "references", ())
+        references = ("References (when `--reference-syntax` forces none): "
+                      + ", ".join(f"[`{s}`](reference-syntaxes.md)" for s in syntaxes)
+                      if syntaxes else "References: none by default, its strings are text "
+                      "(`--reference-syntax NAME` reads one)")
         lines += [f"## `{name}`", "", *([described, ""] if described else []),
-                  f"Read: {where}.", ""]
+                  f"Read: {where}.", "", references + ".", ""]
         example = getattr(shape, "example", None) or CALL_SHAPE_EXAMPLES.get(name)
         if example is None:
             continue

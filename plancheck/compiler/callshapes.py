@@ -34,7 +34,10 @@ argument is, which output "the result of call 2" is) is bound by :func:`bind_pla
 plan is checked.
 
 ``--call-format`` and ``--reference-syntax`` force one shape or one syntax
-(:func:`plancheck.compiler.call_formats.forced`); by default both are detected per input.
+(:func:`plancheck.compiler.call_formats.forced`); by default the shape is detected per input,
+and the references are read in the syntaxes its shapes declare (``CallShape.references``: the
+generic shape's corpora write every registered syntax; a chat API's calls none, their strings
+are text).
 
 **Other readings of a call list.** A reader given to :func:`lower_calls` (``reread``) may
 read the same calls otherwise after they are read (a trajectory whose references another
@@ -55,7 +58,13 @@ from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, 
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
-from plancheck.formats.shapes import WHOLE_OUTPUT, FoundCall, find_calls, positional_key
+from plancheck.formats.shapes import (
+    WHOLE_OUTPUT,
+    FoundCall,
+    call_shapes,
+    find_calls,
+    positional_key,
+)
 from plancheck.formats.sniff import is_plan_steps, is_trajectory_document
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
@@ -112,7 +121,7 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None,
     too_large = plan_limit([call.arguments for call in calls], root, what="calls")
     if too_large is not None:
         return None, [too_large]
-    allowed = SYNTAXES if syntax in (None, "auto") else \
+    allowed = declared_syntaxes(calls) if syntax in (None, "auto") else \
         (() if syntax == "none" else (syntax,))
     lowering = CallLowering(root, calls, allowed)
     try:
@@ -124,6 +133,15 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None,
         if again is not None:
             return again
     return lowering.plan(name), lowering.diagnostics
+
+
+def declared_syntaxes(calls: list[FoundCall]) -> tuple[str, ...]:
+    """The reference syntaxes the shapes of ``calls`` declare (``CallShape.references``), in
+    the registry's order: what their arguments are read with when no syntax is forced."""
+    shapes = call_shapes()
+    declared = {name for shape in {call.shape for call in calls} if shape in shapes
+                for name in shapes[shape].references}
+    return tuple(name for name in SYNTAXES if name in declared)
 
 
 @dataclass(slots=True)
@@ -366,9 +384,9 @@ class CallLowering:
             output, path = split_path(match.key)
             return Reference(match.number - bases.get(match.syntax, 0), output, span,
                              raw=value, path=path)
-        if isinstance(value, str):
-            return read_binding(value, span)
-        return Literal(value, span)
+        if isinstance(value, str) and "generated" in self.allowed:
+            return read_binding(value, span)  # a `<GENERATED>` reference DisasterBench misspelt
+        return Literal(value, span)  # (in no allowed syntax, a string is text)
 
 
 def below(span: Span, token: str | int, inline: bool) -> Span:

@@ -19,8 +19,9 @@ syntax         spelling                                names
 
 A string that merely looks like a reference (``"<output of step 2>"``, ``"result of call 1"``)
 is a *placeholder*: the frontend keeps it as a literal and warns (``PC209``). With no syntax
-allowed (``--reference-syntax none``, a guard over a pool that declares none) every string
-is text, placeholders too.
+allowed (``--reference-syntax none``, a guard over a pool that declares none, the calls of a
+call shape that declares none: ``CallShape.references``) every string is text, placeholders
+and DisasterBench's misspelt ``<GENERATED>`` references too.
 """
 
 from __future__ import annotations

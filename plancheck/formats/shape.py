@@ -4,11 +4,12 @@ A :class:`CallShape` owns its calls: how to read one (its tool, its arguments, i
 blocks of a transcript in the same format that are not calls but answer them (their results,
 with the id of the call each answers; for a format whose blocks may carry no id, the tool each
 names, which then pairs it with the earliest unanswered call of that tool), the text that marks
-such a block (a cheap test before a transcript is parsed for results), and how a call is
-written back (``plancheck fix`` writes a
-repaired call in the shape it was read in). The registry (:mod:`plancheck.formats.shapes`)
-finds the built-in shapes in :mod:`plancheck.formats.calls`, one module each, and plugins'
-shapes in the entry-point group ``plancheck.call_shapes``.
+such a block (a cheap test before a transcript is parsed for results), the syntaxes in which
+its calls' arguments refer to earlier calls' results (names of the reference-syntax registry,
+:data:`plancheck.compiler.refsyntax.REFERENCE_SYNTAXES`), and how a call is written back
+(``plancheck fix`` writes a repaired call in the shape it was read in). The registry
+(:mod:`plancheck.formats.shapes`) finds the built-in shapes in :mod:`plancheck.formats.calls`,
+one module each, and plugins' shapes in the entry-point group ``plancheck.call_shapes``.
 """
 
 from __future__ import annotations
@@ -37,17 +38,20 @@ class CallShape(FrozenRecord):
     ``generic`` guesses from key names, at 900). ``answer_name``: for a format whose results
     pair with their calls by tool and order when ids are absent (Gemini's), the tool a result
     block names; a result without an id then answers the earliest unanswered call of that
-    tool without an id."""
+    tool without an id. ``references``: the reference syntaxes its calls are read with when
+    none is forced (``--reference-syntax``): none for the formats of chat APIs, whose strings
+    are text (a loop that writes references there says which syntax it uses)."""
 
     __slots__ = ("answer_name", "answers", "description", "detected", "markers", "name",
-                 "order", "read", "result", "write")
+                 "order", "read", "references", "result", "write")
     _fields = ("name", "read", "detected", "answers", "description", "order", "result",
-               "markers", "write", "answer_name")
+               "markers", "write", "answer_name", "references")
 
     def __init__(self, name: str, read: Reader, detected: bool, answers: bool = False, *,
                  description: str = "", order: int = 500, result: ResultReader | None = None,
                  markers: tuple[str, ...] = (), write: Writer | None = None,
-                 answer_name: AnswerName | None = None) -> None:
+                 answer_name: AnswerName | None = None,
+                 references: tuple[str, ...] = ()) -> None:
         self.name = name
         self.read = read
         self.detected = detected
@@ -58,3 +62,4 @@ class CallShape(FrozenRecord):
         self.markers = markers
         self.write = write
         self.answer_name = answer_name
+        self.references = references

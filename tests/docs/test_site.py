@@ -88,6 +88,11 @@ def test_the_cli_reference_has_every_command_with_examples_and_exit_statuses(
 def test_the_registry_pages_list_every_entry(pages: dict[str, str]) -> None:
     for name in CALL_SHAPES:
         assert f"## `{name}`" in pages["call-shapes.md"]
+    # Each shape's reference syntaxes, from its declaration (issue 35).
+    generic = pages["call-shapes.md"].split("## `generic`", 1)[1].split("\n## ", 1)[0]
+    assert all(f"[`{syntax}`]" in generic for syntax in SYNTAXES)
+    gemini = pages["call-shapes.md"].split("## `gemini`", 1)[1].split("\n## ", 1)[0]
+    assert "References: none by default" in gemini
     for pool_format in POOL_FORMATS:
         assert f"## `{pool_format.name}`" in pages["pool-formats.md"]
     for syntax in SYNTAXES:

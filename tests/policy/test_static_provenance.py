@@ -90,10 +90,19 @@ def test_a_flow_policy_follows_an_inferred_flow(tmp_path: Path) -> None:
     assert not report.ok
 
 
-def test_an_explicit_reference_wins_over_inference() -> None:
-    report = plancheck.check(_openai("{{steps.0.output.predicted_radar_echo_frames_path}}"))
-    codes = [d.code for d in report.diagnostics]
+def test_an_explicit_reference_wins_over_inference(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(_openai("{{steps.0.output.predicted_radar_echo_frames_path}}")),
+                    encoding="utf-8")
+    # A chat API's calls declare no reference syntax (issue 35): the loop that writes
+    # templates there says so, and the template is then a reference.
+    main(["check", "--format", "json", "--reference-syntax", "template", str(path)])
+    codes = [d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]]
     assert "PC301" in codes and "PC306" not in codes  # an error, as a reference is explicit
+    main(["check", "--format", "json", str(path)])
+    codes = [d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]]
+    assert "PC301" not in codes and "PC306" not in codes  # by default, text
 
 
 def test_a_value_inside_a_text_result_is_a_flow_of_unknown_type() -> None:

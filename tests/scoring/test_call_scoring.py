@@ -60,18 +60,26 @@ def test_one_wrong_call_scores_zero(gold_form: str, tmp_path: Path,
 def test_calls_in_other_shapes_and_syntaxes_are_compared(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gold = jsonl(tmp_path / "gold.jsonl", GOLD)
-    same = {"id": "t1", "output": [  # OpenAI Responses items, referring by label
-        {"type": "function_call", "name": "a_tool", "arguments": '{"x": "1"}'},
-        {"type": "function_call", "name": "b_tool",
-         "arguments": '{"y": "{{steps.0.output.r}}"}'}]}
-    swapped = {"id": "t1", "tool_calls": [{"name": "a_tool", "arguments": {"x": "2"}},
-                                          {"name": "b_tool", "arguments": {"y": "r"}}]}
+    same = {"id": "t1", "task_nodes": [  # TaskBench's nodes, referring in its own syntax
+        {"task": "a_tool", "arguments": {"x": "1"}},
+        {"task": "b_tool", "arguments": {"y": "<node-0>.r"}}]}
+    swapped = {"id": "t1", "output": [  # OpenAI Responses items
+        {"type": "function_call", "name": "a_tool", "arguments": '{"x": "2"}'},
+        {"type": "function_call", "name": "b_tool", "arguments": '{"y": "r"}'}]}
     code, document, _ = score(capsys, gold, str(jsonl(tmp_path / "p.jsonl", same, swapped)))
     assert code == 0
     assert means(document) == {
         "tool_accuracy": 1.0, "argument_accuracy": 0.5, "dependency_accuracy": 0.5,
         "node_f1": 1.0, "edge_f1": 0.5, "argument_name_f1": 1.0, "argument_value_f1": 0.5,
         "t_any": 1.0, "t_ord": 1.0, "t_em": 1.0}
+    # A chat API's calls declare no reference syntax (issue 35): a template in a Responses
+    # call's argument is the text the tool was given, not the gold's reference.
+    text = {"id": "t1", "output": [
+        {"type": "function_call", "name": "a_tool", "arguments": '{"x": "1"}'},
+        {"type": "function_call", "name": "b_tool",
+         "arguments": '{"y": "{{steps.0.output.r}}"}'}]}
+    code, document, _ = score(capsys, gold, str(jsonl(tmp_path / "t.jsonl", text)))
+    assert code == 0 and means(document)["dependency_accuracy"] == 0.0
 
 
 def test_what_cannot_be_paired_gets_no_number(tmp_path: Path,

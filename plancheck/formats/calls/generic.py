@@ -52,5 +52,9 @@ def write(name: str, arguments: Any, call_id: str | None) -> dict[str, Any]:
     return call if call_id is None else {"id": call_id, **call}
 
 
+# Every syntax the corpora written this way use: DisasterBench's and DORA's references,
+# TaskBench's `<node-k>`, templates, Seal-Tools' labels and `API_call_k`.
 SHAPE = CallShape("generic", read, detected=True, order=900, write=write,
+                  references=("generated", "dora", "taskbench", "template", "label",
+                              "api-call"),
                   description="`{name, arguments}` and the aliases of its keys")
