@@ -421,7 +421,7 @@ def _primary_failure(
 ) -> tuple[str, str, str]:
     """The code, message and label of the divergence the verdict names."""
     message, label = _describe(first, prediction, gold_plan)
-    code = first.code if _FPOF_TYPE_OF_CODE[first.code] == kind else _CODE_FOR_TYPE[kind]
+    code = first.code if CODES[first.code].fpof_type == kind else _CODE_FOR_TYPE[kind]
     if code != first.code:
         message = f"{message} (the reference scores this as {kind})"
     return code, message, label
@@ -473,10 +473,6 @@ def _verdict_words(verdict: ReferenceVerdict) -> str:
     return f"{verdict.fpof_type} at step {verdict.fpof_step} ({category})"
 
 
-# The fine FPoF type each code reports (None for the codes that report none).
-_FPOF_TYPE_OF_CODE: Final = {code: info.fpof_type for code, info in CODES.items()}
-
-
 def _primary(
     divergences: list[_Divergence], kind: str, fpof_step: Any, gold: list[Any]
 ) -> int | None:
@@ -484,7 +480,8 @@ def _primary(
     one at the gold step the verdict reports."""
     if kind in ("early_stop", "hallucinated_extra_steps"):
         return None
-    matching = [i for i, d in enumerate(divergences) if _FPOF_TYPE_OF_CODE[d.code] == kind]
+    # (The registry read as it is now, not a copy made at import: see scoring.metrics.)
+    matching = [i for i, d in enumerate(divergences) if CODES[d.code].fpof_type == kind]
     for i in matching:
         position = divergences[i].position
         item = gold[position]
@@ -606,9 +603,6 @@ def fpof_text(verdict: ReferenceVerdict, task: GoldTask) -> str:
     parts = _fpof_parts(verdict, task)
     if parts is None:
         return ""
-    name, severity = _CODE_WORDS[parts.code]
-    return compact_text(parts.code, name, severity, parts.message, parts.position, parts.notes)
-
-
-# The name and severity label of each code.
-_CODE_WORDS: Final = {code: (info.name, info.severity.label) for code, info in CODES.items()}
+    info = CODES[parts.code]
+    return compact_text(parts.code, info.name, info.severity.label, parts.message,
+                        parts.position, parts.notes)

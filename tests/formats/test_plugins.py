@@ -98,6 +98,31 @@ def _deleting(facts: Any, position: int) -> Any:
 RULE = DeletingCalls()
 
 
+# A rule of symbolic execution (its option: on wherever that runs, scoring too) whose code is
+# an error, off by default: reported only when selected, never counted by the scorer.
+PC297 = CodeInfo("PC297", "note-read", Severity.ERROR, "A step reads a note.",
+                 "The tool's name says it reads a note.", default_enabled=False)
+
+
+class NoteReads(Rule):
+    def __init__(self) -> None:
+        super().__init__("note reads", "early reads", (PC297,), hooks=("step",),
+                         option="interpret")
+
+    def step(self, view: Any, context: Any) -> None:
+        if view.tool == "read_note":
+            context.findings.report("PC297", _reading, context.facts, view.position)
+
+
+def _reading(facts: Any, position: int) -> Any:
+    step = facts.step(position)
+    return make("PC297", f"call {position} reads a note", primary=step.tool_span or step.span,
+                data={"position": position})
+
+
+OFF_RULE = NoteReads()
+
+
 # An output format: one line a diagnostic, `CODE position`.
 class CodesStream(ReportStream):
     def plain(self, diagnostic: Any) -> str:
@@ -122,6 +147,7 @@ invoke = "plancheck_trial_plugins:SHAPE"
 tools-lines = "plancheck_trial_plugins:FORMAT"
 [project.entry-points."plancheck.rules"]
 deleting-calls = "plancheck_trial_plugins:RULE"
+note-reads = "plancheck_trial_plugins:OFF_RULE"
 [project.entry-points."plancheck.output_formats"]
 codes = "plancheck_trial_plugins:CodesStream"
 '''
@@ -209,6 +235,47 @@ def test_each_kind_of_plugin_is_used(plugin_python: tuple[Path, dict[str, str]],
     api = subprocess.run([str(python), str(script), str(calls), str(pool)], capture_output=True,
                          text=True, env=env, timeout=120, check=False)
     assert api.returncode == 0 and "api ok" in api.stdout, api.stdout + api.stderr
+
+
+def test_a_plugins_codes_are_scored_as_the_registry_says(
+        plugin_python: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    """What the scorer keeps of the static check reads the registry as it is when scoring,
+    the plugins' codes included: an off-by-default error (its rule on with symbolic
+    execution) is not counted, a warning is counted under its own name."""
+    python, env = plugin_python
+    pool = tmp_path / "notes.tools"
+    pool.write_text("read_note: path\ndelete_note: path, force?\n", encoding="utf-8")
+    record = {"task_id": "t1", "plan": [
+        {"step": 0, "agent": "read_note", "inputs": {"path": "/n.txt"}, "outputs": [],
+         "dependence": [-1], "dependence_content": None}]}
+    gold, predictions = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    gold.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    deleting = {**record, "id": "t1-delete", "plan": [{**record["plan"][0],
+                                                       "agent": "delete_note"}]}
+    predictions.write_text(json.dumps({**record, "id": "t1-read"}) + "\n"
+                           + json.dumps(deleting) + "\n", encoding="utf-8")
+
+    def plancheck(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(python), "-m", "plancheck", *args], capture_output=True,
+                              text=True, env=env, timeout=120, check=False, cwd=tmp_path)
+
+    # The rule runs (its option is on) and its code is reported when selected...
+    selected = plancheck("check", "--tools", str(pool), "--select", "PC297", "--format",
+                         "codes", str(gold))
+    assert selected.stdout.split("\n")[:1] == ["PC297 0"], selected.stdout + selected.stderr
+    # ... and when scoring, it is off as the registry says: both predictions are statically
+    # valid (PC297 is an error), and only PC298 is a lint code, named.
+    items = tmp_path / "items.jsonl"
+    scored = plancheck("score", "--tools", str(pool), "--gold", str(gold), str(predictions),
+                       "--per-item", str(items), "--format", "json", "--bootstrap", "0")
+    assert scored.returncode == 0, scored.stdout + scored.stderr
+    static = json.loads(scored.stdout)["total"]["static"]
+    assert static["valid"]["value"] == 1.0, static
+    assert set(static["lint_rates"]) == {"PC298"}, static
+    lines = [json.loads(line) for line in items.read_text(encoding="utf-8").splitlines()]
+    assert [d["code"] for d in lines[0]["diagnostics"]] == []
+    assert [(d["code"], d["name"]) for d in lines[1]["diagnostics"]][1:] == [
+        ("PC298", "deleting-call")]
 
 
 def test_without_plugins_nothing_is_loaded(tmp_path: Path) -> None:
