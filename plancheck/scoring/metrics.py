@@ -26,13 +26,12 @@ from typing import Any, Final
 from plancheck.compiler.checker import check_json_plan
 from plancheck.compiler.driver import check_plan
 from plancheck.compiler.lowering import VALUE_BUILDERS, lower_plan
-from plancheck.diagnostics.codes import CODES
 from plancheck.diagnostics.findings import Findings
-from plancheck.diagnostics.model import Severity
 from plancheck.diagnostics.span import Span
 from plancheck.interp.canonical import canonical_form, form_and_completeness
 from plancheck.ir.nodes import MalformedReference, Reference, Toolset
 from plancheck.ir.references import REFERENCE_RE, read_binding
+from plancheck.scoring.code_sets import CODE_SETS
 from plancheck.scoring.compact import compact_entry, compact_text, diagnostic_text, entry_text
 
 __all__ = [
@@ -50,30 +49,6 @@ __all__ = [
 TASKBENCH_METRICS: Final = ("node_f1", "edge_f1", "arg_name_f1", "arg_value_f1")
 _ROOT: Final = Span("<prediction>", pointer="")
 _NO_PLAN_CODE: Final = {"empty_output": "PC101"}  # anything else unreadable: PC105 not-a-plan
-
-
-class _CodeSets:
-    """The codes that are off by default, and the error codes, of the registry as it is when
-    asked: rebuilt when a code was registered since (a rule module's own, a plugin's), so
-    that what scoring keeps never depends on which modules were imported before this one."""
-
-    __slots__ = ("errors", "off", "seen")
-
-    def __init__(self) -> None:
-        self.seen = -1
-        self.off: frozenset[str] = frozenset()
-        self.errors: frozenset[str] = frozenset()
-
-    def now(self) -> _CodeSets:
-        if self.seen != len(CODES):  # the registry only grows
-            self.off = frozenset(c for c, info in CODES.items() if not info.default_enabled)
-            self.errors = frozenset(c for c, info in CODES.items()
-                                    if info.severity is Severity.ERROR)
-            self.seen = len(CODES)
-        return self
-
-
-_CODE_SETS: Final = _CodeSets()
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,7 +377,7 @@ class PredictionAnalyzer:
             if form:
                 analysis.form = canonical_form(plan, self.toolset) if plan is not None else None
                 analysis.has_form = True
-            off = _CODE_SETS.now().off
+            off = CODE_SETS.now().off
             return self._result(plan is not None, [d.code for d in diagnostics],
                                 lambda: ", ".join([diagnostic_text(d) for d in diagnostics
                                                    if d.code not in off]))
@@ -417,7 +392,7 @@ class PredictionAnalyzer:
         (``VALUE_BUILDERS``) builds is kept by its arguments' values (:func:`_frozen`), so
         that a batch builds each such diagnostic once."""
         texts = self._texts
-        off = _CODE_SETS.now().off
+        off = CODE_SETS.now().off
         parts: list[str] = []
         for _, code, build, args in findings.ordered():
             if code in off:
@@ -447,7 +422,7 @@ class PredictionAnalyzer:
     ) -> StaticResult:
         """The static result of what was found (``codes``, in order; ``entries`` writes
         their per-item text), when a plan was read (``planned``)."""
-        sets = _CODE_SETS.now()
+        sets = CODE_SETS.now()
         off, errors = sets.off, sets.errors
         kept = tuple(dict.fromkeys(code for code in codes if code not in off))
         valid = planned and not any(code in errors for code in kept)
