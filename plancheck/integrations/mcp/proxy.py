@@ -371,7 +371,7 @@ class McpProxy:
         self._end_server("the MCP server closed its output" if code is None else
                          f"the MCP server exited (status {code})")
 
-    def _server_line(self, line: bytes) -> None:
+    def _server_line(self, line: memoryview) -> None:
         try:
             message = wire.parse(line)
         except wire.ParseFailure as why:
@@ -388,7 +388,7 @@ class McpProxy:
             return
         self._to_client(line)
 
-    def _server_response(self, message: dict[str, Any], line: bytes) -> None:
+    def _server_response(self, message: dict[str, Any], line: memoryview) -> None:
         key = id_key(message["id"])
         with self._lock:
             asked = self._own.pop(key, None)
@@ -409,11 +409,11 @@ class McpProxy:
             self._say(f"the MCP server answered {key}, which no pending request has; "
                       "the answer was dropped")
 
-    def _bad_server_line(self, line: bytes, why: str) -> None:
+    def _bad_server_line(self, line: memoryview, why: str) -> None:
         """A line of the server's that is not JSON-RPC: if it can be seen to answer a pending
         request, that request gets an error naming it; else it is dropped (and said)."""
         try:
-            loose = json.loads(line.decode("utf-8", "replace"))
+            loose = json.loads(str(line, "utf-8", "replace"))
         except (ValueError, RecursionError):
             loose = None
         request_id = loose.get("id") if isinstance(loose, dict) else None
@@ -429,7 +429,7 @@ class McpProxy:
                           f"JSON-RPC: {why}")
                 return
         self._say(f"the MCP server wrote a line that is not JSON-RPC ({why}); it was dropped: "
-                  f"{line[:120]!r}")
+                  f"{bytes(line[:120])!r}")
 
     def _end_server(self, why: str) -> None:
         """The server takes no more requests: every one not answered gets an error naming
@@ -454,7 +454,7 @@ class McpProxy:
 
     # ----------------------------------------------------------------------- writing
 
-    def _answer(self, key: str, reply: bytes) -> bool:
+    def _answer(self, key: str, reply: bytes | memoryview) -> bool:
         """Answers the pending request ``key`` (False when it is not pending: answered
         already)."""
         with self._lock:
@@ -465,10 +465,10 @@ class McpProxy:
         self._write_client(reply)
         return True
 
-    def _to_client(self, line: bytes) -> None:
+    def _to_client(self, line: bytes | memoryview) -> None:
         self._write_client(line)
 
-    def _write_client(self, line: bytes) -> None:
+    def _write_client(self, line: bytes | memoryview) -> None:
         try:
             with self._client_lock:
                 wire.write_all(self.client_out.fileno(), line)
