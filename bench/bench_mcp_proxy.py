@@ -1,6 +1,7 @@
 """What ``plancheck mcp-proxy`` adds to a ``tools/call`` round trip, side by side with direct.
 
     python bench/bench_mcp_proxy.py [--calls 200] [--sizes 1,4,8] [--policy] [--fastmcp]
+                                    [--compare OTHER_TREE]
 
 A byte-level client (one JSON-RPC line out, its answer back) calls the test server
 (``tests/support/mcp_notes_server.py``, the MCP SDK's MCPServer over stdio) directly and
@@ -11,6 +12,8 @@ call, and the proxy's peak memory (VmHWM) against the issue's bound (2x the larg
 80 MB). Targets (issue 32): at most +1 ms a small call, at most 1.3x direct with 1-8 MB.
 ``--fastmcp`` measures, in place of ``plancheck mcp-proxy``, FastMCP's ``create_proxy`` over
 stdio with plancheck's ``GuardMiddleware`` (what ``--url``/``--transport http|sse`` run).
+``--compare OTHER_TREE`` adds, interleaved with the two, ``mcp-proxy`` as another checkout of
+plancheck runs it (say the main branch's, against a change).
 """
 
 from __future__ import annotations
@@ -39,12 +42,19 @@ proxy.run(show_banner=False)
 """
 
 
+def _cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+        fields = handle.read().rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Peer:
     """A process spoken to one line at a time."""
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], tree: Path = ROOT) -> None:
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                        env={**os.environ, "PYTHONPATH": str(tree)},
+                                        cwd=tree)  # (python -m reads the current directory first)
         self.ids = 0
 
     def ask(self, method: str, params: dict[str, Any]) -> tuple[float, dict[str, Any]]:
@@ -71,9 +81,14 @@ class Peer:
         self.process.stdin.flush()
 
     def cpu(self) -> float:
-        with open(f"/proc/{self.process.pid}/stat", encoding="utf-8") as handle:
-            fields = handle.read().rsplit(") ", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _cpu(self.process.pid)
+
+    def server_cpu(self) -> float:
+        """The CPU time of the MCP server: this process's, or its child's for a proxy."""
+        with open(f"/proc/{self.process.pid}/task/{self.process.pid}/children",
+                  encoding="utf-8") as handle:
+            children = handle.read().split()
+        return _cpu(int(children[0])) if children else self.cpu()
 
     def peak_mb(self) -> float:
         with open(f"/proc/{self.process.pid}/status", encoding="utf-8") as handle:
@@ -88,11 +103,37 @@ class Peer:
         self.process.wait(timeout=30)
 
 
-def _round(peers: list[tuple[Peer, list[float]]], index: int, params: dict[str, Any]) -> None:
-    for peer, times in peers[:: 1 if index % 2 == 0 else -1]:
-        elapsed, reply = peer.ask("tools/call", params)
-        assert not reply.get("result", {}).get("isError"), reply
-        times.append(elapsed)
+class Leg:
+    """One way of reaching the server, and what its calls took."""
+
+    def __init__(self, label: str, peer: Peer) -> None:
+        self.label = label
+        self.peer = peer
+        self.times: list[float] = []
+        self.cpu0 = self.server0 = 0.0
+
+    def begin(self) -> None:
+        self.times = []
+        self.cpu0, self.server0 = self.peer.cpu(), self.peer.server_cpu()
+
+    def cpu_per_call(self) -> tuple[float, float]:
+        """This leg's CPU time a call (the proxy's, or the server's when direct), and its
+        server's."""
+        return ((self.peer.cpu() - self.cpu0) / len(self.times),
+                (self.peer.server_cpu() - self.server0) / len(self.times))
+
+
+def _measure(legs: list[Leg], count: int,
+             params: Any) -> list[tuple[list[float], tuple[float, float]]]:
+    """``count`` rounds of one call on every leg, in an order that turns each round."""
+    for leg in legs:
+        leg.begin()
+    for index in range(count):
+        for leg in legs[index % len(legs):] + legs[:index % len(legs)]:
+            elapsed, reply = leg.peer.ask("tools/call", params(index))
+            assert not reply.get("result", {}).get("isError"), reply
+            leg.times.append(elapsed)
+    return [(leg.times, leg.cpu_per_call()) for leg in legs]
 
 
 def main() -> int:
@@ -104,6 +145,8 @@ def main() -> int:
                         help="FastMCP's proxy with GuardMiddleware instead of mcp-proxy")
     parser.add_argument("--policy", action="store_true",
                         help="guard with a policy too (provenance on every call)")
+    parser.add_argument("--compare", type=Path, metavar="OTHER_TREE",
+                        help="also mcp-proxy as the plancheck checkout OTHER_TREE runs it")
     args = parser.parse_args()
     options: list[str] = []
     if args.policy:
@@ -112,45 +155,42 @@ def main() -> int:
                           encoding="utf-8")
         options = ["--policy", str(policy)]
         os.environ["BENCH_POLICY"] = str(policy)
-    direct = Peer(SERVER)
-    proxied = Peer([sys.executable, "-c", FASTMCP_PROXY, *SERVER] if args.fastmcp else
-                   [sys.executable, "-m", "plancheck", "mcp-proxy", *options, "--", *SERVER])
-    for peer in (direct, proxied):
-        peer.start()
-        peer.ask("tools/call", {"name": "write_note", "arguments": {"name": "w", "text": "w"}})
-    rows = []
-    d_times: list[float] = []
-    p_times: list[float] = []
-    cpu0 = proxied.cpu()
-    for index in range(args.calls):
-        _round([(direct, d_times), (proxied, p_times)], index,
-               {"name": "write_note", "arguments": {"name": f"n{index}", "text": "hello"}})
-    cpu_small = (proxied.cpu() - cpu0) / args.calls
-    rows.append(("small", d_times, p_times, cpu_small))
+    proxy = [sys.executable, "-m", "plancheck", "mcp-proxy", *options, "--", *SERVER]
+    name = "FastMCP create_proxy + GuardMiddleware" if args.fastmcp else "plancheck mcp-proxy"
+    legs = [Leg("direct", Peer(SERVER)),
+            Leg("proxied", Peer([sys.executable, "-c", FASTMCP_PROXY, *SERVER]
+                                if args.fastmcp else proxy))]
+    if args.compare is not None:
+        legs.append(Leg(f"{args.compare}", Peer(proxy, args.compare.resolve())))
+    for leg in legs:
+        leg.peer.start()
+        leg.peer.ask("tools/call", {"name": "write_note", "arguments": {"name": "w", "text": "w"}})
+    rows = [("small", _measure(legs, args.calls, lambda index: {
+        "name": "write_note", "arguments": {"name": f"n{index}", "text": "hello"}}))]
     largest = 0
     for size in (int(s) for s in args.sizes.split(",") if s):
         text = "x" * (size << 20)
         largest = max(largest, len(text))
-        d_times, p_times = [], []
-        cpu0 = proxied.cpu()
-        for index in range(args.large_calls):
-            _round([(direct, d_times), (proxied, p_times)], index,
-                   {"name": "write_note", "arguments": {"name": "big", "text": text}})
-        rows.append((f"{size} MB", d_times, p_times,
-                     (proxied.cpu() - cpu0) / args.large_calls))
-    peak = proxied.peak_mb()
-    direct.close()
-    proxied.close()
-    name = "FastMCP create_proxy + GuardMiddleware" if args.fastmcp else "plancheck mcp-proxy"
+        rows.append((f"{size} MB", _measure(legs, args.large_calls, lambda _index, text=text: {
+            "name": "write_note", "arguments": {"name": "big", "text": text}})))
+    peaks = [leg.peer.peak_mb() for leg in legs[1:]]
+    for leg in legs:
+        leg.peer.close()
     print(f"{name}{' --policy' if args.policy else ''} vs direct "
           f"(median wall time of a tools/call round trip, interleaved):")
-    for label, d, p, cpu in rows:
-        dm, pm = statistics.median(d) * 1e3, statistics.median(p) * 1e3
-        print(f"  {label:>6}: direct {dm:8.2f} ms, proxied {pm:8.2f} ms: +{pm - dm:6.2f} ms "
-              f"({pm / dm:.2f}x); proxy CPU {cpu * 1e3:.2f} ms a call ({len(d)} calls)")
+    for label, measured in rows:
+        (direct, (server, _)), *proxied = measured
+        dm = statistics.median(direct) * 1e3
+        print(f"  {label:>6}: direct {dm:8.2f} ms ({len(direct)} calls; server CPU "
+              f"{server * 1e3:.1f} ms a call)")
+        for leg, (times, (cpu, server)) in zip(legs[1:], proxied, strict=True):
+            pm = statistics.median(times) * 1e3
+            print(f"          {leg.label}: {pm:8.2f} ms: +{pm - dm:6.2f} ms ({pm / dm:.2f}x); "
+                  f"proxy CPU {cpu * 1e3:.1f} ms a call (server {server * 1e3:.1f} ms)")
     bound = 2 * largest / 2**20 + 80
-    print(f"  proxy peak memory {peak:.0f} MB (bound: 2 x {largest / 2**20:.0f} MB + 80 MB "
-          f"= {bound:.0f} MB)")
+    for leg, peak in zip(legs[1:], peaks, strict=True):
+        print(f"  {leg.label} peak memory {peak:.0f} MB (bound: 2 x {largest / 2**20:.0f} MB "
+              f"+ 80 MB = {bound:.0f} MB)")
     return 0
 
 

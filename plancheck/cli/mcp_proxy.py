@@ -113,10 +113,11 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             # provenance (which earlier result a value was copied from) only serves policies;
-            # without one it would scan every large argument for nothing
+            # without one it would scan every large argument for nothing. No one reads the
+            # proxy's trajectory: the arguments of the calls it forwarded are not kept.
             return Guard(toolset if tools is None else tools, profile=args.profile,
                          policies=policies, references=args.references,
-                         provenance=policies is not None)
+                         provenance=policies is not None, keep_arguments=False)
         except PolicyError as error:
             raise ValueError(f"the policy file {args.policy} cannot be used: "
                              + "; ".join(d.message for d in error.diagnostics)) from None

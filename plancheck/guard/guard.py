@@ -104,14 +104,21 @@ class Guard:
     must supply that the request does not give (``PC901``, an error under the guard profile)
     or one of the wrong kind (``PC905``) is reported, and :meth:`finish` adds what the
     request asks of the whole trajectory (``PC902``-``PC904``).
+    ``keep_arguments=False``: an accepted call's arguments are let go of once it is decided
+    (what later calls are judged by, its tool, id and result, is kept): a session of many
+    large arguments, a proxy's, then holds none of them. :meth:`trajectory` then raises
+    ``ValueError``, and no ``task`` may be given (its checks read the trajectory).
     """
 
     def __init__(self, toolset: Any = None, *, profile: str = "guard",
                  policies: str | Path | PolicySet | None = None,
                  provenance: bool = True, references: str | list[str] | None = None,
-                 invalid_schemas: str = "refuse", task: str | None = None) -> None:
+                 invalid_schemas: str = "refuse", task: str | None = None,
+                 keep_arguments: bool = True) -> None:
         from plancheck.corpus.pool_values import toolset_from
 
+        if task is not None and not keep_arguments:
+            raise ValueError("a guard with a task keeps the arguments (keep_arguments=True)")
         if invalid_schemas not in ("refuse", "allow"):
             raise ValueError(f"invalid_schemas must be 'refuse' or 'allow', not "
                              f"{invalid_schemas!r}")
@@ -133,6 +140,7 @@ class Guard:
                                  for tool in self.toolset.tools.values()
                                  if (problem := schema_problem(tool_schema_text(tool)))]
         self.task = task  # the user's request of the session: the PC9xx rules read it
+        self.keep_arguments = keep_arguments
 
     # ----------------------------------------------------------------------- the loop
 
@@ -175,6 +183,9 @@ class Guard:
     def trajectory(self) -> list[dict[str, Any]]:
         """The accepted calls, in order, as ``{"id", "name", "arguments"}`` (with ``result``
         once recorded): what ``plancheck.check_trajectory`` or ``score`` read later."""
+        if not self.keep_arguments:
+            raise ValueError("this guard does not keep the arguments of the calls it accepted "
+                             "(keep_arguments=False)")
         calls = []
         for entry in self._accepted:
             item: dict[str, Any] = {"id": entry.call_id, "name": entry.tool.name,
@@ -296,6 +307,9 @@ class Guard:
         index = len(self._accepted)
         if call.index != self.policies.monitor.next_index:
             call = replace(call, index=self.policies.monitor.next_index)
+        if not self.keep_arguments:  # (no rule reads an earlier call's arguments)
+            arguments = {}
+            call = replace(call, arguments=arguments)
         self.policies.accept(call)
         self._accepted.append(Accepted(index, call_id, tool, arguments))
         self._by_id[call_id] = index

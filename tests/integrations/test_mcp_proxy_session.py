@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
-from tests.support.mcp_raw_client import RawClient, call, proxy_command, ran, raw_log
+from tests.support.mcp_raw_client import ROOT, RawClient, call, proxy_command, ran, raw_log
+
+NOTES = [sys.executable, str(ROOT / "tests" / "support" / "mcp_notes_server.py")]
 
 
 def _policy(tmp_path: Path, text: str) -> str:
@@ -203,6 +206,30 @@ def test_a_client_line_over_the_size_limit_is_refused_and_the_session_goes_on(
         refused["error"]["message"]
     assert "hunter2" in json.dumps(later)
     assert ran(log) == ["read_secret"]
+
+
+def _peak_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+        return next(int(line.split()[1]) / 1024 for line in status
+                    if line.startswith("VmHWM:"))
+
+
+def test_a_session_of_large_calls_stays_in_the_memory_bound(tmp_path: Path) -> None:
+    """Issue 32's bound, 2x the largest message + 80 MB, over 12 calls of 8 MB (96 MB in all)
+    to the SDK's MCPServer, with a policy: the proxy holds none of the arguments it has
+    forwarded (a guard that kept every accepted call's arguments held 8 MB more with each)."""
+    if not os.path.exists("/proc/self/status"):
+        return  # (VmHWM is Linux's)
+    size = 8 << 20
+    policy = _policy(tmp_path, "at most 100 write_note")
+    with RawClient(proxy_command("--policy", policy, server=NOTES)) as client:
+        client.start()
+        for request_id in range(1, 13):
+            client.send(call(request_id, "write_note", {"name": "n", "text": "x" * size}))
+            assert not _refused(client.reply(request_id, timeout=60))
+        peak = _peak_mb(client.process.pid)
+        client.close()
+    assert peak <= 2 * size / 2**20 + 80, peak
 
 
 def test_a_bad_size_limit_is_a_usage_error() -> None:

@@ -88,7 +88,7 @@ class McpProxy:
         self._server_lock = threading.Lock()  # read must not hold up its answers)
         self._pending: dict[str, str] = {}  # client request id key -> method
         # forwarded tools/call id key -> (guard call id, the call as the client sent it)
-        self._calls: dict[str, tuple[str, str]] = {}
+        self._calls: dict[str, tuple[str, _Sent]] = {}
         self._awaiting_input: dict[str, str] = {}  # the call sent -> its guard call id
         self._cancelled: set[str] = set()
         self._own: dict[str, _Asked] = {}
@@ -258,10 +258,10 @@ class McpProxy:
                          f"({type(error).__name__}: {error}); please report it")))
 
     def _judge(self, message: dict[str, Any], key: str) -> None:
-        sent = _signature(message)
+        sent = _Sent(message)
         if _continues(message):
             with self._lock:
-                call_id = self._awaiting_input.pop(sent, None)
+                call_id = self._awaiting_input.pop(sent.signature(), None)
                 if call_id is not None:
                     self._calls[key] = (call_id, sent)
             if call_id is not None:  # the retry of a call judged and accepted, unchanged
@@ -371,7 +371,7 @@ class McpProxy:
         self._end_server("the MCP server closed its output" if code is None else
                          f"the MCP server exited (status {code})")
 
-    def _server_line(self, line: bytes) -> None:
+    def _server_line(self, line: memoryview) -> None:
         try:
             message = wire.parse(line)
         except wire.ParseFailure as why:
@@ -388,7 +388,7 @@ class McpProxy:
             return
         self._to_client(line)
 
-    def _server_response(self, message: dict[str, Any], line: bytes) -> None:
+    def _server_response(self, message: dict[str, Any], line: memoryview) -> None:
         key = id_key(message["id"])
         with self._lock:
             asked = self._own.pop(key, None)
@@ -401,7 +401,7 @@ class McpProxy:
             result = message.get("result", message.get("error"))
             if protocol.needs_input(result):  # not done: the client will send it again
                 with self._lock:
-                    self._awaiting_input[call_id[1]] = call_id[0]
+                    self._awaiting_input[call_id[1].signature()] = call_id[0]
             else:
                 with self._guard_lock:
                     self._guard.record(call_id[0], result)
@@ -409,11 +409,11 @@ class McpProxy:
             self._say(f"the MCP server answered {key}, which no pending request has; "
                       "the answer was dropped")
 
-    def _bad_server_line(self, line: bytes, why: str) -> None:
+    def _bad_server_line(self, line: memoryview, why: str) -> None:
         """A line of the server's that is not JSON-RPC: if it can be seen to answer a pending
         request, that request gets an error naming it; else it is dropped (and said)."""
         try:
-            loose = json.loads(line.decode("utf-8", "replace"))
+            loose = json.loads(str(line, "utf-8", "replace"))
         except (ValueError, RecursionError):
             loose = None
         request_id = loose.get("id") if isinstance(loose, dict) else None
@@ -429,7 +429,7 @@ class McpProxy:
                           f"JSON-RPC: {why}")
                 return
         self._say(f"the MCP server wrote a line that is not JSON-RPC ({why}); it was dropped: "
-                  f"{line[:120]!r}")
+                  f"{bytes(line[:120])!r}")
 
     def _end_server(self, why: str) -> None:
         """The server takes no more requests: every one not answered gets an error naming
@@ -454,7 +454,7 @@ class McpProxy:
 
     # ----------------------------------------------------------------------- writing
 
-    def _answer(self, key: str, reply: bytes) -> bool:
+    def _answer(self, key: str, reply: bytes | memoryview) -> bool:
         """Answers the pending request ``key`` (False when it is not pending: answered
         already)."""
         with self._lock:
@@ -465,10 +465,10 @@ class McpProxy:
         self._write_client(reply)
         return True
 
-    def _to_client(self, line: bytes) -> None:
+    def _to_client(self, line: bytes | memoryview) -> None:
         self._write_client(line)
 
-    def _write_client(self, line: bytes) -> None:
+    def _write_client(self, line: bytes | memoryview) -> None:
         try:
             with self._client_lock:
                 wire.write_all(self.client_out.fileno(), line)
@@ -494,12 +494,21 @@ class McpProxy:
             pass
 
 
-def _signature(request: dict[str, Any]) -> str:
-    """A ``tools/call`` as the client sent it: its tool and arguments."""
-    params = request.get("params")
-    if not isinstance(params, dict):
-        return ""
-    return json.dumps([params.get("name"), params.get("arguments")], sort_keys=True)
+class _Sent:
+    """A ``tools/call`` as the client sent it: its tool and arguments, compared only when the
+    server asks for input (so encoded only then: ``json.dumps`` of an 8 MB argument, on every
+    call, took 40-55 ms, more than the rest of the proxy's work on it). The arguments are
+    held, not copied: what the guard runs is a copy when it differs (``replaced``)."""
+
+    __slots__ = ("arguments", "name")
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        params = request.get("params")
+        self.name, self.arguments = (params.get("name"), params.get("arguments")) \
+            if isinstance(params, dict) else (None, None)
+
+    def signature(self) -> str:
+        return json.dumps([self.name, self.arguments], sort_keys=True)
 
 
 def _continues(request: dict[str, Any]) -> bool:

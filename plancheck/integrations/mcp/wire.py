@@ -30,8 +30,10 @@ __all__ = ["EOF", "LineReader", "ParseFailure", "encode", "parse", "widen_pipe",
 EOF: Final = b""
 
 
+_NEWLINE: Final = ord("\n")
 _CHUNK = 1 << 16
-_LARGE_CHUNK = _PIPE_SIZE = 1 << 20
+_PIPE_SIZE = 1 << 20
+_KEPT: Final = 16 << 20  # a read buffer larger than this is not kept between lines
 _fast_decode: Final = msgspec.json.Decoder().decode
 _fast_encode: Final = msgspec.json.Encoder().encode
 
@@ -41,49 +43,78 @@ class ParseFailure(ValueError):
 
 
 class LineReader:
-    """The lines of a file descriptor, read with ``os.read`` (no buffered file object: a
-    thread blocked in one would hold its lock when the interpreter exits, which aborts it)."""
+    """The lines of a file descriptor, read with ``os.readv`` into one buffer that is kept
+    (no buffered file object: a thread blocked in one would hold its lock when the interpreter
+    exits, which aborts it). A line is handed out as a view of that buffer, valid until the
+    next call, so a large line is neither read into pieces nor copied out of them. A buffer
+    grown past :data:`_KEPT` for a larger line is let go of once that line is read, so what
+    stays held is bounded."""
 
     def __init__(self, fd: int, limit: int) -> None:
         self.fd = fd
         self.limit = limit
-        self._buffer = bytearray()
+        self._buffer = bytearray(_CHUNK)
+        self._start = self._end = 0  # the bytes read and not handed out yet
+        self._line: memoryview | None = None
         widen_pipe(fd)
 
-    def _fill(self) -> bool:
-        # (a read allocates what it asks for: 1 MiB only once a large line is coming)
-        chunk = os.read(self.fd, _LARGE_CHUNK if len(self._buffer) >= _CHUNK else _CHUNK)
-        self._buffer += chunk
-        return bool(chunk)
+    def _let_go(self) -> None:
+        """Ends the view handed out last (the buffer cannot move while one is out)."""
+        if self._line is not None:
+            self._line.release()
+            self._line = None
+        if self._start == self._end:
+            self._start = self._end = 0
+            if len(self._buffer) > _KEPT:
+                self._buffer = bytearray(_CHUNK)
 
-    def read_line(self) -> bytes | None:
-        """The next line (with its ``\\n``), a last line without one, :data:`EOF` at the end,
-        or None as soon as the line holds more than ``limit`` bytes (the rest of it unread:
-        :meth:`skip_line` skips it)."""
-        searched = 0
+    def _fill(self) -> bool:
+        """Reads what is there into the buffer after what it holds (moving that to the
+        front, or growing it, when it is full); False at the end of the input."""
+        self._let_go()
+        buffer = self._buffer
+        if self._end == len(buffer):
+            if self._start > 0:
+                held = self._end - self._start
+                buffer[:held] = buffer[self._start:self._end]
+                self._start, self._end = 0, held
+            else:  # twice the size up to _KEPT, then by a quarter (what is held stays near
+                buffer += bytes(len(buffer) if len(buffer) < _KEPT  # the line's size)
+                                else len(buffer) // 4)
+        with memoryview(buffer) as view:
+            count = os.readv(self.fd, [view[self._end:]])
+        self._end += count
+        return count > 0
+
+    def read_line(self) -> memoryview | None:
+        """The next line (with its ``\\n``), a last line without one, an empty view at the
+        end, or None as soon as the line holds more than ``limit`` bytes (the rest of it
+        unread: :meth:`skip_line` skips it). The view is valid until the next call."""
+        self._let_go()
+        searched = self._start
         while True:
-            end = self._buffer.find(b"\n", searched)
-            if end >= 0 and end <= self.limit:
-                with memoryview(self._buffer) as view:
-                    line = bytes(view[:end + 1])  # (one copy, and the buffer let go of)
-                    self._buffer = bytearray(view[end + 1:])
-                return line
-            if end > self.limit or len(self._buffer) > self.limit:
+            end = self._buffer.find(b"\n", searched, self._end)
+            if (end if end >= 0 else self._end) - self._start > self.limit:
                 return None
-            searched = len(self._buffer)
+            if end >= 0:
+                return self._hand_out(end + 1)
+            searched = self._end
             if not self._fill():
-                line = bytes(self._buffer)
-                self._buffer.clear()
-                return line
+                return self._hand_out(self._end)
+
+    def _hand_out(self, end: int) -> memoryview:
+        self._line = memoryview(self._buffer)[self._start:end]
+        self._start = end
+        return self._line
 
     def skip_line(self) -> None:
         """Reads to the end of the current line, holding none of it."""
         while True:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", self._start, self._end)
             if end >= 0:
-                del self._buffer[:end + 1]
+                self._start = end + 1
                 return
-            self._buffer.clear()
+            self._start = self._end
             if not self._fill():
                 return
 
@@ -96,14 +127,15 @@ def widen_pipe(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
     """All of ``data`` to ``fd``, as a line (its ``\\n`` added when missing); OSError when
     ``fd`` is closed."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    if not data.endswith(b"\n"):
-        os.write(fd, b"\n")
+    with memoryview(data) as whole:
+        view = whole
+        while view:
+            view = view[os.write(fd, view):]
+        if not whole or whole[-1] != _NEWLINE:
+            os.write(fd, b"\n")
 
 
 def _no_constant(name: str) -> Any:
@@ -117,17 +149,17 @@ def _finite(text: str) -> float:
     return value
 
 
-def parse(line: bytes) -> Any:
+def parse(line: bytes | memoryview) -> Any:
     """The JSON value of one line (its ``\\n`` and JSON whitespace around it allowed);
     raises :class:`ParseFailure` saying why it is not one."""
-    if not line.endswith(b"\n"):
+    if not line or line[-1] != _NEWLINE:
         raise ParseFailure("the message does not end with a newline")
     try:
         return _fast_decode(line)
     except (ValueError, RecursionError):  # refused: json.loads gives the answer, or the reason
         pass
     try:
-        text = line.decode("utf-8")
+        text = str(line, "utf-8")
     except UnicodeDecodeError as error:
         raise ParseFailure(f"the message is not valid UTF-8 (byte {error.start})") from None
     try:

@@ -1,0 +1,66 @@
+"""The proxy's stdio framing (:mod:`plancheck.integrations.mcp.wire`) on a real pipe: lines
+come out as they went in, however the writer splits them, and a line over the limit is
+skipped whole."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plancheck.integrations.mcp.wire import LineReader
+
+_LINE = st.binary(max_size=300).map(lambda b: b.replace(b"\n", b" ") + b"\n")
+
+
+def _lines_read(data: bytes, cuts: list[int], limit: int) -> list[bytes | None]:
+    """What a reader with ``limit`` returns for ``data`` written in pieces cut at ``cuts``."""
+    read_fd, write_fd = os.pipe()
+
+    def write() -> None:
+        with os.fdopen(write_fd, "wb", buffering=0) as out:
+            start = 0
+            for cut in [*sorted(cuts), len(data)]:
+                out.write(data[start:cut])
+                start = max(start, cut)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    found: list[bytes | None] = []
+    try:
+        reader = LineReader(read_fd, limit)
+        for _ in range(data.count(b"\n") + 2):
+            line = reader.read_line()
+            if line is None:
+                found.append(None)
+                reader.skip_line()
+                continue
+            if not line:
+                break
+            found.append(bytes(line))
+    finally:
+        writer.join(timeout=30)
+        os.close(read_fd)
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_LINE, max_size=8), st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
+       st.lists(st.integers(0, 3000), max_size=6), st.sampled_from([0, 5, 150, 1 << 20]))
+def test_lines_come_out_whole_however_they_are_split(lines: list[bytes], tail: bytes,
+                                                     cuts: list[int], limit: int) -> None:
+    data = b"".join(lines) + tail
+    expected: list[bytes | None] = [line if len(line) - 1 <= limit else None for line in lines]
+    if tail:
+        expected.append(tail if len(tail) <= limit else None)
+    assert _lines_read(data, cuts, limit) == expected
+
+
+def test_a_line_larger_than_the_buffer_grows_it_and_the_next_line_follows() -> None:
+    big = b'{"text":"' + b"x" * (3 << 20) + b'"}\n'
+    larger = b"[" + b"1," * (9 << 20) + b"1]\n"  # (past the buffer that is kept)
+    data = big + b"{}\n" + big + larger + b"{}"
+    assert _lines_read(data, [5, 70000, len(big) + 1, len(data) - 5], 64 << 20) == \
+        [big, b"{}\n", big, larger, b"{}"]
