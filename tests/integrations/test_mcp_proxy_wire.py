@@ -58,6 +58,22 @@ def test_lines_come_out_whole_however_they_are_split(lines: list[bytes], tail: b
     assert _lines_read(data, cuts, limit) == expected
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 40_000), min_size=1, max_size=12),
+       st.lists(st.integers(0, 400_000), max_size=8))
+def test_lines_that_cross_the_buffer_end_come_out_whole(sizes: list[int],
+                                                        cuts: list[int]) -> None:
+    lines = [b"%d:" % index + b"x" * size + b"\n" for index, size in enumerate(sizes)]
+    assert _lines_read(b"".join(lines), cuts, 64 << 20) == lines
+
+
+def test_many_small_lines_read_ahead_come_out_one_by_one() -> None:
+    """Lines that pile up faster than they are read: the buffer fills, its unread part moves
+    to the front, and the search for the next newline goes on where it was."""
+    lines = [b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % index for index in range(20_000)]
+    assert _lines_read(b"".join(lines), [], 64 << 20) == lines
+
+
 def test_a_line_larger_than_the_buffer_grows_it_and_the_next_line_follows() -> None:
     big = b'{"text":"' + b"x" * (3 << 20) + b'"}\n'
     larger = b"[" + b"1," * (9 << 20) + b"1]\n"  # (past the buffer that is kept)

@@ -91,14 +91,14 @@ class LineReader:
         end, or None as soon as the line holds more than ``limit`` bytes (the rest of it
         unread: :meth:`skip_line` skips it). The view is valid until the next call."""
         self._let_go()
-        searched = self._start
+        scanned = 0  # bytes after _start that hold no newline (_fill may move them)
         while True:
-            end = self._buffer.find(b"\n", searched, self._end)
+            end = self._buffer.find(b"\n", self._start + scanned, self._end)
             if (end if end >= 0 else self._end) - self._start > self.limit:
                 return None
             if end >= 0:
                 return self._hand_out(end + 1)
-            searched = self._end
+            scanned = self._end - self._start
             if not self._fill():
                 return self._hand_out(self._end)
 
