@@ -4,12 +4,14 @@ skipped whole."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plancheck.integrations.mcp.messages import id_key
 from plancheck.integrations.mcp.wire import LineReader
 
 _LINE = st.binary(max_size=300).map(lambda b: b.replace(b"\n", b" ") + b"\n")
@@ -80,3 +82,12 @@ def test_a_line_larger_than_the_buffer_grows_it_and_the_next_line_follows() -> N
     data = big + b"{}\n" + big + larger + b"{}"
     assert _lines_read(data, [5, 70000, len(big) + 1, len(data) - 5], 64 << 20) == \
         [big, b"{}\n", big, larger, b"{}"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers() | st.text() | st.booleans() | st.none() | st.floats(allow_nan=False)
+       | st.lists(st.integers(), max_size=2))
+def test_an_id_key_is_the_ids_json(request_id: object) -> None:
+    """Pending requests are keyed by their id's JSON (1 and "1" differ); the key is spelled
+    without json.dumps for plain ids, and is the same."""
+    assert id_key(request_id) == json.dumps(request_id)

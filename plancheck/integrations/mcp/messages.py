@@ -43,7 +43,14 @@ class Read(Record):
 
 
 def id_key(request_id: Any) -> str:
-    """An id as a key (1 and "1" are different ids)."""
+    """An id as a key (1 and "1" are different ids): ``json.dumps(request_id)``, spelled
+    directly for the ids clients send (an integer, a plain ASCII string), which it is asked
+    for two or three times a call: json.dumps took a tenth of the proxy's time on small calls."""
+    if type(request_id) is int:
+        return str(request_id)
+    if type(request_id) is str and request_id.isascii() and request_id.isprintable() and \
+            '"' not in request_id and "\\" not in request_id:
+        return f'"{request_id}"'
     return json.dumps(request_id)
 
 
