@@ -6,10 +6,11 @@
 A byte-level client (one JSON-RPC line out, its answer back) calls the test server
 (``tests/support/mcp_notes_server.py``, the MCP SDK's MCPServer over stdio) directly and
 through the proxy, the two interleaved a call at a time: ``--calls`` small ``write_note``
-calls, then a few with a ``text`` argument of each size in ``--sizes`` (MB). Prints the median
-wall time of a round trip each way, the added time and the ratio, the proxy's CPU time per
-call, and the proxy's peak memory (VmHWM) against the issue's bound (2x the largest message +
-80 MB). Targets (issue 32): at most +1 ms a small call, at most 1.3x direct with 1-8 MB.
+calls, then ``--large-calls`` with a ``text`` argument of each size in ``--sizes`` (MB).
+Prints the median wall time of a round trip each way, the added time and the ratio, the CPU
+time per call of the proxy and of the server behind it, and the proxy's peak memory (VmHWM)
+against the issue's bound (2x the largest message + 80 MB). Targets (issue 32): at most +1 ms
+a small call, at most 1.3x direct with 1-8 MB.
 ``--fastmcp`` measures, in place of ``plancheck mcp-proxy``, FastMCP's ``create_proxy`` over
 stdio with plancheck's ``GuardMiddleware`` (what ``--url``/``--transport http|sse`` run).
 ``--compare OTHER_TREE`` adds, interleaved with the two, ``mcp-proxy`` as another checkout of
