@@ -21,7 +21,8 @@ kind                 a JSON value that is
 
 Files are told apart here too where their names or layout decide it: DORA's gold for
 ``plancheck score`` (its task files, a directory of them: :func:`is_dora_gold`), a DORA
-tasks directory (:func:`is_dora_task_dir`) and a run directory (:func:`is_dora_run_dir`).
+tasks directory (:func:`is_dora_task_dir`), a run directory (:func:`is_dora_run_dir`) and the
+per-item files ``plancheck score`` writes for a DORA run (:func:`dora_per_item_files`).
 
 DORA's formats are known here as data (their keys); how DORA's documents are lowered and scored
 stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The checker asks
@@ -35,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from plancheck.fileio import read_text_limited
+from plancheck.fileio import read_limit, read_text_limited
 from plancheck.formats.found import is_definition
 from plancheck.formats.records import (
     DORA_RUN_RECORDS,
@@ -49,9 +50,9 @@ from plancheck.formats.records import (
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
 __all__ = [
-    "DORA_TASK_KEYS", "call_object", "is_call_trajectory", "is_dora_document",
-    "is_dora_gold", "is_dora_run_dir", "is_dora_sample", "is_dora_step", "is_dora_task",
-    "is_dora_task_dir", "is_dora_task_file",
+    "DORA_TASK_KEYS", "call_object", "dora_per_item_files", "is_call_trajectory",
+    "is_dora_document", "is_dora_gold", "is_dora_per_item_line", "is_dora_run_dir",
+    "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
     "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_steps",
     "is_tool_definitions", "is_trajectory_document", "sniff", "unwrap_trajectory",
 ]
@@ -181,6 +182,33 @@ def is_dora_gold(paths: Sequence[str]) -> bool:
         return bool(value) and is_dora_task_file(value) and (
             path.stem in DORA_TASK_FILES.values() or any("tasks" in s for s in value))
     return False
+
+
+def is_dora_per_item_line(value: Any) -> bool:
+    """A per-item line ``plancheck score`` writes for a DORA run (``"benchmark": "dora"``)."""
+    return isinstance(value, dict) and value.get("benchmark") == "dora"
+
+
+def dora_per_item_files(path: str) -> list[Path] | None:
+    """The per-item files of DORA scores at ``path`` (a file, or the ``.jsonl`` files under a
+    directory); ``None``: none is DORA's. Among DORA's, an empty ``.jsonl`` is the per-item
+    file of a run in which nothing was scored (``score`` writes no line then): it is one of
+    them, never left out."""
+    root = Path(path)
+    files = [root] if root.is_file() else sorted(root.rglob("*.jsonl")) if root.is_dir() else []
+    found = []
+    empty = []
+    for file in files:
+        try:
+            with file.open(encoding="utf-8") as handle:
+                first = handle.readline(read_limit() + 1)  # (a file without line breaks)
+            if not first.strip():
+                empty.append(file)
+            elif is_dora_per_item_line(json.loads(first)):
+                found.append(file)
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+    return sorted([*found, *empty]) if found else None
 
 
 def is_trajectory_document(value: Any) -> bool:

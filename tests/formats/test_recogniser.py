@@ -53,7 +53,8 @@ def test_the_record_kinds() -> None:
 # The deciders the recogniser replaced, each once defined in a reader of its own.
 _REPLACED = {"_plainly_plan_steps", "_is_plan_steps", "_is_plan", "_is_dora_document",
              "_is_gold_record", "is_task", "is_trajectory", "is_sample", "is_step",
-             "looks_like_trajectory", "is_task_file_value", "_looks_like_trajectory"}
+             "looks_like_trajectory", "is_task_file_value", "_looks_like_trajectory",
+             "dora_results"}
 
 
 def test_no_reader_defines_a_decider_of_its_own() -> None:
