@@ -24,7 +24,7 @@ from plancheck.formats.records import ANSWER_KEYS as _ANSWER_KEYS
 from plancheck.formats.records import RECORD_PLAN_FIELDS
 from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
 from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
-from plancheck.formats.sniff import is_plain_plan
+from plancheck.formats.sniff import is_plain_plan, is_plan_record, is_plan_record_list
 from plancheck.records import replace
 
 DSL_SUFFIXES = (".wf",)
@@ -198,12 +198,12 @@ def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:
             return found
-    if _is_record_list(value):
+    if is_plan_record_list(value):
         return [
             _record_unit(item, f"/{i}", file, lines, region, strict, default_name=f"item {i}")
             for i, item in enumerate(value)
         ]
-    if _is_record(value):
+    if is_plan_record(value):
         return [_record_unit(value, "", file, lines, region, strict, default_name=None)]
     unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
                     value=value, has_value=True, root=Span(file, pointer=""))
@@ -248,16 +248,6 @@ def _unusable(error: BaseException) -> str:
     if "integer string conversion" in text:
         return "an integer has more than 4,300 digits (Python's limit)"
     return text
-
-
-def _is_record(value: Any) -> bool:
-    return isinstance(value, dict) and "task_id" in value and any(
-        k in value for k in RECORD_PLAN_FIELDS
-    )
-
-
-def _is_record_list(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(_is_record(v) for v in value)
 
 
 def _record_name(record: dict[str, Any], default: str | None) -> str | None:

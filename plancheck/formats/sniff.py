@@ -17,6 +17,8 @@ kind                 a JSON value that is
                      (:func:`is_call_trajectory`)
 ``calls:SHAPE``      tool calls, by the shape of the first (:mod:`plancheck.formats.shapes`)
 ``gold record``      a DisasterBench gold record (:func:`is_gold_record`)
+``plan record``      a record holding a plan to check (:func:`is_plan_record`; a list of
+                     them: :func:`is_plan_record_list`)
 ==================== =====================================================================
 
 Files are told apart here too where their names or layout decide it: DORA's gold for
@@ -43,6 +45,7 @@ from plancheck.formats.records import (
     DORA_TASK_FILES,
     GOLD_PLAN_FIELDS,
     PLAN_WRAPPER_KEYS,
+    RECORD_PLAN_FIELDS,
     TRAJECTORY_ARGUMENT_KEYS,
     TRAJECTORY_NAME_KEYS,
     TRAJECTORY_WRAPPER_KEYS,
@@ -53,7 +56,8 @@ __all__ = [
     "DORA_TASK_KEYS", "call_object", "dora_per_item_files", "is_call_trajectory",
     "is_dora_document", "is_dora_gold", "is_dora_per_item_line", "is_dora_run_dir",
     "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
-    "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_steps",
+    "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_record",
+    "is_plan_record_list", "is_plan_steps",
     "is_tool_definitions", "is_trajectory_document", "sniff", "unwrap_trajectory",
 ]
 
@@ -97,6 +101,18 @@ def is_gold_record(value: Any) -> bool:
     """A gold record: a ``task_id`` and a plan under one of the gold plan fields."""
     return isinstance(value, dict) and "task_id" in value and any(
         key in value for key in GOLD_PLAN_FIELDS)
+
+
+def is_plan_record(value: Any) -> bool:
+    """A record holding a plan to check: a ``task_id`` and a plan under one of the record plan
+    fields (a line of a predictions file, a task with its answer)."""
+    return isinstance(value, dict) and "task_id" in value and any(
+        key in value for key in RECORD_PLAN_FIELDS)
+
+
+def is_plan_record_list(value: Any) -> bool:
+    """A non-empty list of records holding plans (:func:`is_plan_record`)."""
+    return isinstance(value, list) and bool(value) and all(is_plan_record(v) for v in value)
 
 
 # -- DORA's documents ----------------------------------------------------------------------------

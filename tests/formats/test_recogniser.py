@@ -5,6 +5,7 @@ were spread over nine modules are gone from them; the generic driver names no fo
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from plancheck.formats.sniff import (
     is_dora_task_file,
     is_gold_record,
     is_plain_plan,
+    is_plan_record,
+    is_plan_record_list,
     sniff,
 )
 
@@ -48,13 +51,31 @@ def test_the_record_kinds() -> None:
     assert is_plain_plan([STEP]) and not is_plain_plan([STEP, {"tasks": []}])
     assert is_dora_task_file([{"sample_id": "s", "tasks": [DORA_TASK]}])
     assert not is_dora_task_file([{"sample_id": "s", "tasks": ["not a task"]}])
+    # A record to check keeps its plan where predictions do; `gt_solution` is gold's only.
+    assert is_plan_record({"task_id": 1, "completion": "..."})
+    assert not is_plan_record({"task_id": 1, "gt_solution": [STEP]})
+    assert not is_plan_record({"completion": "..."})
+    assert is_plan_record_list([{"task_id": 1, "plan": [STEP]}, {"task_id": 2, "plan": []}])
+    assert not is_plan_record_list([]) and not is_plan_record_list([{"task_id": 1}])
+
+
+def test_a_list_of_records_is_checked_record_by_record(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from plancheck.cli import main
+
+    records = tmp_path / "records.json"
+    records.write_text(json.dumps([{"task_id": 1, "plan": [STEP]},
+                                   {"task_id": 2, "plan": []}]), encoding="utf-8")
+    assert main(["check", str(records)]) == 1
+    out = capsys.readouterr().out
+    assert "(record 1)" in out and "(record 2)" in out and "2 plans in 1 file" in out
 
 
 # The deciders the recogniser replaced, each once defined in a reader of its own.
 _REPLACED = {"_plainly_plan_steps", "_is_plan_steps", "_is_plan", "_is_dora_document",
              "_is_gold_record", "is_task", "is_trajectory", "is_sample", "is_step",
              "looks_like_trajectory", "is_task_file_value", "_looks_like_trajectory",
-             "dora_results"}
+             "dora_results", "_is_record", "_is_record_list"}
 
 
 def test_no_reader_defines_a_decider_of_its_own() -> None:
