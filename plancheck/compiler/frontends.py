@@ -27,8 +27,6 @@ from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
 from plancheck.formats.sniff import is_plain_plan, is_plan_record, is_plan_record_list
 from plancheck.records import replace
 
-DSL_SUFFIXES = (".wf",)
-
 
 def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
     try:
@@ -60,43 +58,6 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
             f"cannot read {path}: {reason}",
             data={"path": path, "error": reason},
         )
-
-
-def sniff_kind(path: str, text: str) -> str:
-    lowered = path.lower()
-    if lowered.endswith((".jsonl", ".ndjson")):
-        return "jsonl"
-    if lowered.endswith(DSL_SUFFIXES):
-        return "dsl"
-    if lowered.endswith(".json"):
-        return "json"
-    head = text.lstrip()
-    while head.startswith(("#", "//")):
-        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
-    if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
-        return "dsl"
-    if looks_like_jsonl(text):
-        return "jsonl"  # e.g. a batch piped to `plancheck -`: every record, not the first
-    return "text"
-
-
-def looks_like_jsonl(text: str) -> bool:
-    """Two or more lines, each one whole JSON object or array, the first a record (an object
-    with a plan field, with or without an id) or a bare plan (an array): a batch, as a
-    ``.jsonl`` file would be read, not one completion that happens to hold two objects.
-    Comment lines (``#``, ``//``) do not make it something else: they are read as the lines of
-    a ``.jsonl`` file are (standard input is read by the rules of a file)."""
-    lines = [line for line in (raw.strip() for raw in text.splitlines())
-             if line and not line.startswith(("#", "//"))]
-    if len(lines) < 2 or not all(
-            (line[0], line[-1]) in (("{", "}"), ("[", "]")) for line in lines):
-        return False
-    try:
-        first = json.loads(lines[0])
-    except (ValueError, RecursionError):
-        return False
-    return (isinstance(first, dict) and any(key in first for key in RECORD_PLAN_FIELDS)) or (
-        isinstance(first, list) and all(isinstance(step, (dict, list)) for step in first))
 
 
 def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "text") -> SourceFile:

@@ -21,7 +21,10 @@ kind                 a JSON value that is
                      them: :func:`is_plan_record_list`)
 ==================== =====================================================================
 
-Files are told apart here too where their names or layout decide it: DORA's gold for
+A file's text is told apart by its name and its first lines (:func:`file_kind`: a JSONL batch,
+:func:`is_jsonl_batch`; workflow DSL; JSON; a raw completion), a gold file written one record
+a line by :func:`is_jsonl_gold`. Files are told apart here too where their names or layout
+decide it: DORA's gold for
 ``plancheck score`` (its task files, a directory of them: :func:`is_dora_gold`), a DORA
 tasks directory (:func:`is_dora_task_dir`), a run directory (:func:`is_dora_run_dir`) and the
 per-item files ``plancheck score`` writes for a DORA run (:func:`dora_per_item_files`).
@@ -43,7 +46,9 @@ from plancheck.formats.found import is_definition
 from plancheck.formats.records import (
     DORA_RUN_RECORDS,
     DORA_TASK_FILES,
+    DSL_SUFFIXES,
     GOLD_PLAN_FIELDS,
+    JSONL_SUFFIXES,
     PLAN_WRAPPER_KEYS,
     RECORD_PLAN_FIELDS,
     TRAJECTORY_ARGUMENT_KEYS,
@@ -53,13 +58,65 @@ from plancheck.formats.records import (
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
 __all__ = [
-    "DORA_TASK_KEYS", "call_object", "dora_per_item_files", "is_call_trajectory",
+    "DORA_TASK_KEYS", "call_object", "dora_per_item_files", "file_kind", "is_call_trajectory",
     "is_dora_document", "is_dora_gold", "is_dora_per_item_line", "is_dora_run_dir",
     "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
-    "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_record",
-    "is_plan_record_list", "is_plan_steps",
-    "is_tool_definitions", "is_trajectory_document", "sniff", "unwrap_trajectory",
+    "is_dora_trajectory", "is_gold_record", "is_jsonl_batch", "is_jsonl_gold", "is_plain_plan",
+    "is_plan_record", "is_plan_record_list", "is_plan_steps", "is_tool_definitions",
+    "is_trajectory_document", "sniff", "unwrap_trajectory",
 ]
+
+
+# -- files by their text ------------------------------------------------------------------------
+
+def file_kind(path: str, text: str) -> str:
+    """How a file (or standard input read under the name ``path``) is read: ``jsonl`` (one
+    record a line), ``dsl``, ``json`` or ``text`` (a raw completion), by its suffix, else by
+    its text."""
+    lowered = path.lower()
+    if lowered.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    if lowered.endswith(DSL_SUFFIXES):
+        return "dsl"
+    if lowered.endswith(".json"):
+        return "json"
+    head = text.lstrip()
+    while head.startswith(("#", "//")):
+        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
+    if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
+        return "dsl"
+    if is_jsonl_batch(text):
+        return "jsonl"  # e.g. a batch piped to `plancheck -`: every record, not the first
+    return "text"
+
+
+def is_jsonl_batch(text: str) -> bool:
+    """Two or more lines, each one whole JSON object or array, the first a record (an object
+    with a plan field, with or without an id) or a bare plan (an array): a batch, as a
+    ``.jsonl`` file would be read, not one completion that happens to hold two objects.
+    Comment lines (``#``, ``//``) do not make it something else: they are read as the lines of
+    a ``.jsonl`` file are (standard input is read by the rules of a file)."""
+    lines = [line for line in (raw.strip() for raw in text.splitlines())
+             if line and not line.startswith(("#", "//"))]
+    if len(lines) < 2 or not all(
+            (line[0], line[-1]) in (("{", "}"), ("[", "]")) for line in lines):
+        return False
+    try:
+        first = json.loads(lines[0])
+    except (ValueError, RecursionError):
+        return False
+    return (isinstance(first, dict) and any(key in first for key in RECORD_PLAN_FIELDS)) or (
+        isinstance(first, list) and all(isinstance(step, (dict, list)) for step in first))
+
+
+def is_jsonl_gold(path: str, text: str) -> bool:
+    """Whether a gold file is written one record a line: by its suffix, or its first line
+    closes an object and the next opens one (gold records hold their plans under fields a
+    batch of predictions does not, so :func:`is_jsonl_batch` does not tell them)."""
+    if path.lower().endswith(JSONL_SUFFIXES):
+        return True
+    first = text.lstrip().split("\n", 1)
+    return len(first) == 2 and first[0].rstrip().endswith("}") and first[1].lstrip()[:1] == "{"
 
 
 # -- tool pools ----------------------------------------------------------------------------------

@@ -16,9 +16,12 @@ import pytest
 from plancheck.cli import main
 from plancheck.formats.sniff import (
     dora_per_item_files,
+    file_kind,
     is_dora_gold,
     is_dora_run_dir,
     is_dora_task_dir,
+    is_jsonl_batch,
+    is_jsonl_gold,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +102,34 @@ def test_report_reads_per_item_files_as_the_recogniser_says(
     assert main(["report", str(dora.parent)]) == 0
     out = capsys.readouterr().out
     assert "dora.jsonl" in out and "DORA Score" in out
+
+
+@pytest.mark.parametrize("name", ["gold.jsonl", "gold.json", "gold"])
+def test_a_gold_file_of_one_record_a_line_is_read_by_its_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    # Gold's plans under `gt_solution`: no batch of predictions (is_jsonl_batch), yet gold
+    # written one record a line, whatever the file is named.
+    second = {**GOLD_RECORD, "task_id": "t2"}
+    gold = tmp_path / name
+    gold.write_text("".join(json.dumps({"task_id": r["task_id"], "gt_solution": r["plan"]})
+                            + "\n" for r in (GOLD_RECORD, second)), encoding="utf-8")
+    text = gold.read_text(encoding="utf-8")
+    assert is_jsonl_gold(str(gold), text) and not is_jsonl_batch(text)
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_text(json.dumps(GOLD_RECORD) + "\n" + json.dumps(second) + "\n",
+                           encoding="utf-8")
+    assert main(["score", "--tools", "builtin", "--gold", str(gold), str(predictions)]) == 0
+    out, err = capsys.readouterr()
+    assert "2 predictions scored" in out + err
+
+
+def test_a_file_is_read_as_its_name_and_text_say() -> None:
+    batch = json.dumps(GOLD_RECORD) + "\n" + json.dumps(GOLD_RECORD) + "\n"
+    assert [file_kind(name, batch) for name in ("a.jsonl", "a.NDJSON", "a.json", "a.wf", "-")
+            ] == ["jsonl", "jsonl", "json", "dsl", "jsonl"]
+    assert file_kind("-", "# a comment\nplan p { }") == "dsl"
+    assert file_kind("-", 'Here is the plan: {"a": 1}\n{"b": 2}') == "text"
+    assert not is_jsonl_gold("gold.json", json.dumps([GOLD_RECORD], indent=1))
 
 
 # A function whose name says it tells DORA's inputs (or a run directory, task files) apart.

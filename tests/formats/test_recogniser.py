@@ -75,7 +75,8 @@ def test_a_list_of_records_is_checked_record_by_record(
 _REPLACED = {"_plainly_plan_steps", "_is_plan_steps", "_is_plan", "_is_dora_document",
              "_is_gold_record", "is_task", "is_trajectory", "is_sample", "is_step",
              "looks_like_trajectory", "is_task_file_value", "_looks_like_trajectory",
-             "dora_results", "_is_record", "_is_record_list"}
+             "dora_results", "_is_record", "_is_record_list", "_looks_like_jsonl",
+             "looks_like_jsonl", "sniff_kind"}
 
 
 def test_no_reader_defines_a_decider_of_its_own() -> None:
