@@ -16,7 +16,8 @@ __all__ = [
     "DORA_TASK_FILES", "DSL_SUFFIXES", "GOLD_PLAN_FIELDS", "ID_KEYS", "JSONL_SUFFIXES",
     "PLAN_FIELDS",
     "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
-    "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_WRAPPER_KEYS",
+    "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_SYNTAXES",
+    "TRAJECTORY_WRAPPER_KEYS",
 ]
 
 # -- plans ---------------------------------------------------------------------------------------
@@ -64,6 +65,9 @@ TRAJECTORY_NAME_KEYS: Final = ("tool", "name", "tool_name", "function", "action"
 TRAJECTORY_ARGUMENT_KEYS: Final = ("arguments", "args", "input", "inputs", "parameters",
                                    "params", "action_input")
 TRAJECTORY_WRAPPER_KEYS: Final = ("trajectory", "gold_trajectory", "tool_calls", "calls")
+# The reference syntaxes (names of the reference-syntax registry) a DORA-style trajectory's
+# reading reads: DORA's `<key> from trajectory[N].obs` and DisasterBench's `<GENERATED>`.
+TRAJECTORY_SYNTAXES: Final = frozenset({"dora", "generated"})
 
 # -- files --------------------------------------------------------------------------------------
 # The suffixes that make a file a JSONL batch (one JSON document a line), and a workflow DSL file.

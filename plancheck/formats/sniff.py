@@ -14,7 +14,8 @@ kind                 a JSON value that is
                      steps, a task, a sample, a task file, a run record
                      (:func:`is_dora_document` and the predicates it is made of)
 ``trajectory``       a list of calls in another shape that may use DORA-style references
-                     (:func:`is_call_trajectory`)
+                     (:func:`is_call_trajectory`; once its calls are read, whether they are
+                     read as one: :func:`reads_as_trajectory`)
 ``calls:SHAPE``      tool calls, by the shape of the first (:mod:`plancheck.formats.shapes`)
 ``gold record``      a DisasterBench gold record (:func:`is_gold_record`)
 ``plan record``      a record holding a plan to check (:func:`is_plan_record`; a list of
@@ -37,12 +38,12 @@ stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The ch
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 from pathlib import Path
 from typing import Any, Final
 
 from plancheck.fileio import read_limit, read_text_limited
-from plancheck.formats.found import is_definition
+from plancheck.formats.found import FoundCall, is_definition
 from plancheck.formats.records import (
     DORA_RUN_RECORDS,
     DORA_TASK_FILES,
@@ -53,6 +54,7 @@ from plancheck.formats.records import (
     RECORD_PLAN_FIELDS,
     TRAJECTORY_ARGUMENT_KEYS,
     TRAJECTORY_NAME_KEYS,
+    TRAJECTORY_SYNTAXES,
     TRAJECTORY_WRAPPER_KEYS,
 )
 from plancheck.ir.schema import PLAN_STEP_KEYS
@@ -63,7 +65,7 @@ __all__ = [
     "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
     "is_dora_trajectory", "is_gold_record", "is_jsonl_batch", "is_jsonl_gold", "is_plain_plan",
     "is_plan_record", "is_plan_record_list", "is_plan_steps", "is_tool_definitions",
-    "is_trajectory_document", "sniff", "unwrap_trajectory",
+    "is_trajectory_document", "reads_as_trajectory", "sniff", "unwrap_trajectory",
 ]
 
 
@@ -338,6 +340,28 @@ def is_call_trajectory(value: Any) -> bool:
             any(isinstance(call.get(k), str) for k in TRAJECTORY_NAME_KEYS)
             and any(k in call for k in TRAJECTORY_ARGUMENT_KEYS))
     return found_call
+
+
+def reads_as_trajectory(value: Any, calls: Iterable[FoundCall], references: Set[str], *,
+                        placeholders: bool, positional: bool) -> bool:
+    """Whether a document whose calls have been read is a DORA-style trajectory, read as DORA
+    reads it: its ``calls`` are in shapes whose lists may be one (``CallShape.trajectories``)
+    and bind no labels, the references found in their arguments are DORA's or
+    DisasterBench's (``references``: their syntaxes; no ``placeholders``), their arguments
+    are named ones (or any, under DORA's own ``trajectory`` wrapper, where the others are
+    reported: ``positional``), and the document is one (:func:`is_call_trajectory`)."""
+    from plancheck.formats.shapes import call_shapes  # (a plain plan never loads the shapes)
+
+    shapes = call_shapes()
+    if any(c.labels or c.shape not in shapes or not shapes[c.shape].trajectories
+           for c in calls):
+        return False
+    if placeholders or not TRAJECTORY_SYNTAXES.issuperset(references):
+        return False
+    explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
+    if positional and not explicit:
+        return False
+    return is_call_trajectory(value)
 
 
 # -- all together --------------------------------------------------------------------------------
