@@ -22,12 +22,13 @@ from plancheck.compiler.driver import (
     check_unit,
     one_report,
 )
-from plancheck.compiler.frontends import parse_source, sniff_kind, value_units
+from plancheck.compiler.frontends import parse_source, value_units
 from plancheck.compiler.units import PlanUnit
 from plancheck.corpus.pool_values import load_toolset
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fileio import read_text_limited
+from plancheck.formats.sniff import file_kind
 from plancheck.ir.json_data import MAX_DEPTH, json_data_problem
 from plancheck.ir.nodes import Plan, Toolset
 
@@ -85,7 +86,7 @@ def check(
         return one_report(list(check_source(source, tools, options, phases,
                                          own_pool=own_pool)), str(plan))
     if isinstance(plan, str):
-        kind = sniff_kind(name, plan)
+        kind = file_kind(name, plan)
         source = parse_source(plan, name, strict=strict, kind=kind)
         return one_report(list(check_source(source, tools, options, phases,
                                          own_pool=own_pool)), name)

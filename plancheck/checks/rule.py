@@ -38,7 +38,7 @@ from __future__ import annotations
 from mypy_extensions import mypyc_attr
 
 from plancheck.checks.context import CheckContext
-from plancheck.checks.phases import rank
+from plancheck.checks.phases import PHASE_ORDER, rank
 from plancheck.checks.view import StepView
 from plancheck.diagnostics.codes import CodeInfo, register
 
@@ -65,6 +65,9 @@ class Rule:
     def __init__(self, name: str, phase: str, codes: tuple[str | CodeInfo, ...], *,
                  hooks: tuple[str, ...] = ("step",), needs: tuple[str, ...] = (),
                  option: str = "") -> None:
+        if phase not in PHASE_ORDER:  # (a plugin's rule: said to its author, not asserted)
+            raise ValueError(f"rule `{name}` names an unknown phase `{phase}` (the phases: "
+                             + ", ".join(f"`{p}`" for p in PHASE_ORDER[1:]) + ")")
         assert set(hooks) <= HOOKS, hooks
         assert "step" not in hooks or not {"settled", "lowered"} & set(hooks), \
             "step, or settled and lowered"

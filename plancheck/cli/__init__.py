@@ -373,6 +373,13 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"plancheck: error[PC001]: {where}{error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as error:  # the last line of defence: never a traceback
+        from plancheck.formats.plugins import PluginError
+
+        if isinstance(error, PluginError):  # an installed plugin's fault, not plancheck's
+            print(f"plancheck: error: {error}", file=sys.stderr)
+            print("plancheck loads the plugins of every installed package (entry points "
+                  "`plancheck.*`): fix or uninstall the one named.", file=sys.stderr)
+            return EXIT_ERROR
         print(f"plancheck: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         print("This is a bug in plancheck; please report it with the input that caused it.",
               file=sys.stderr)

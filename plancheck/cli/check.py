@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from plancheck.cli.common import (
+    forced_syntax,
     load_policies_or_exit,
     load_toolset_or_exit,
     once_each,
@@ -21,6 +22,7 @@ from plancheck.cli.common import (
     parse_codes,
     policy_option,
     print_plain,
+    reference_syntax_option,
     stdin_filename_option,
     stdin_name,
     toolset_option,
@@ -95,10 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="auto", metavar="SHAPE",
                         help="read tool calls in this shape only: %(choices)s (default: "
                         "auto, detected per input)")
-    parser.add_argument("--reference-syntax", choices=Choices(("auto", "none"), _syntaxes),
-                        default="auto", metavar="SYNTAX",
-                        help="read references to earlier results in this syntax only: "
-                        "%(choices)s (default: auto, detected per input)")
+    reference_syntax_option(parser)
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
                         help="time limit of the solver (--explain, --policy) per plan, in "
                         "milliseconds (default: 2000); a policy check past it is a PC814 error")
@@ -236,8 +235,7 @@ def run(args: argparse.Namespace) -> int:
         if stream is not None:
             stream.loose(loose)
         call_format = None if args.call_format == "auto" else args.call_format
-        syntax = None if args.reference_syntax == "auto" else args.reference_syntax
-        with forced(call_format, syntax):
+        with forced(call_format, forced_syntax(args)):
             # No pool asked for: DORA's trajectories are checked against DORA's tools.
             own_pool = args.tools is None and config.tools is None
             files = once_each(args.files, "checked once")
@@ -442,7 +440,3 @@ def _call_formats() -> tuple[str, ...]:
     return tuple(call_format_choices())
 
 
-def _syntaxes() -> tuple[str, ...]:
-    from plancheck.compiler.call_formats import SYNTAXES
-
-    return tuple(SYNTAXES)

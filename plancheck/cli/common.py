@@ -30,6 +30,32 @@ def toolset_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def reference_syntax_option(parser: argparse.ArgumentParser) -> None:
+    """``--reference-syntax``: read references to earlier results in one syntax only (``auto``:
+    those the calls' shapes declare; ``none``: no reference at all). Its value is what
+    :func:`forced_syntax` gives :func:`plancheck.compiler.forced_formats.forced`."""
+    from plancheck.formats.plugins import Choices
+
+    # The syntaxes' registry is read only when the option is given (or the help shown):
+    # checking a plain plan loads none (tests/cli/test_startup.py).
+    parser.add_argument("--reference-syntax", choices=Choices(("auto", "none"), _syntaxes),
+                        default="auto", metavar="SYNTAX",
+                        help="read references to earlier results in this syntax only: "
+                        "%(choices)s (default: auto, detected per input)")
+
+
+def _syntaxes() -> tuple[str, ...]:
+    from plancheck.compiler.call_formats import SYNTAXES
+
+    return tuple(SYNTAXES)
+
+
+def forced_syntax(args: argparse.Namespace) -> str | None:
+    """The reference syntax ``--reference-syntax`` forces (None: detected, ``auto``)."""
+    syntax: str = args.reference_syntax
+    return None if syntax == "auto" else syntax
+
+
 def stdin_filename_option(parser: argparse.ArgumentParser) -> None:
     """``--stdin-filename NAME`` (as ruff has): the name of the file standard input holds."""
     parser.add_argument("--stdin-filename", metavar="NAME", default=None,

@@ -3,7 +3,8 @@
 ``score`` hands over here when its gold is DORA's task files (see
 :mod:`plancheck.scoring.dora_run`): it prints DORA's results table (or the summary as JSON) and
 writes one line per gold task with ``--per-item``; ``report`` renders the table again from
-such lines.
+such lines (which files are DORA's, the recogniser says:
+:func:`plancheck.formats.sniff.dora_per_item_files`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import warnings
 from pathlib import Path
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from plancheck.fileio import read_bytes_limited, read_limit
+from plancheck.fileio import read_bytes_limited
 
 
 def run_score(args: argparse.Namespace, gold_paths: list[str]) -> int:
@@ -101,27 +102,6 @@ def _warn_repeated(records: dict[str, list[dict[str, object]]]) -> None:
         if len(repeated) > 5:
             print(f"plancheck: warning: and {len(repeated) - 5} more tasks of {dimension} "
                   "answered more than once", file=sys.stderr)
-
-
-def dora_results(path: str) -> list[Path] | None:
-    """The per-item files of DORA scores under ``path`` (``None``: none are DORA's). Among
-    DORA's, an empty ``.jsonl`` is the per-item file of a run in which nothing was scored
-    (``score`` writes no line then): it is one of them, never left out."""
-    root = Path(path)
-    files = [root] if root.is_file() else sorted(root.rglob("*.jsonl")) if root.is_dir() else []
-    found = []
-    empty = []
-    for file in files:
-        try:
-            with file.open(encoding="utf-8") as handle:
-                first = handle.readline(read_limit() + 1)  # (a file without line breaks)
-            if not first.strip():
-                empty.append(file)
-            elif json.loads(first).get("benchmark") == "dora":
-                found.append(file)
-        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-            continue
-    return sorted([*found, *empty]) if found else None
 
 
 def run_report(args: argparse.Namespace, files: list[Path]) -> int:

@@ -77,7 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from plancheck.cli.dora_score import dora_results, run_report
+    from plancheck.cli.dora_score import run_report
+    from plancheck.formats.sniff import dora_per_item_files
     from plancheck.scoring.gold import GoldError, GoldIndex
     from plancheck.scoring.report import (
         TABLES,
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         render_tables,
     )
 
-    dora = dora_results(args.results)
+    dora = dora_per_item_files(args.results)
     if dora is not None:  # per-item lines of a DORA run
         return run_report(args, dora)
     if _empty_file(args.results):  # nothing tells whose: said, never reported as a pass

@@ -11,7 +11,14 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from plancheck.cli import EXIT_ERROR, UsageError
-from plancheck.cli.common import max_size_option, overwrites_an_input, policy_option, toolset_option
+from plancheck.cli.common import (
+    forced_syntax,
+    max_size_option,
+    overwrites_an_input,
+    policy_option,
+    reference_syntax_option,
+    toolset_option,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,12 +106,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no progress bar (it is shown only on a terminal anyway)")
     toolset_option(parser)
     policy_option(parser)
+    # As check's: a chat API's calls declare no syntax, so predictions in those shapes that
+    # write references (templates, say) are read with them only when it is named.
+    reference_syntax_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score with the first scorer of :data:`SCORERS` that the gold data is for."""
+    """Score with the first scorer of :data:`SCORERS` that the gold data is for, every input
+    read with the reference syntax ``--reference-syntax`` forces (if any)."""
     if overwrites_an_input(args, "per_item", "--per-item"):
         return EXIT_ERROR
+    from plancheck.compiler.forced_formats import forced
+
+    with forced(None, forced_syntax(args)):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     golds = list(args.gold)
     from plancheck.formats.sniff import is_dora_gold
 

@@ -21,6 +21,11 @@ def forced_formats() -> tuple[str | None, str | None]:
     return _FORCED.get()
 
 
+def force_formats(call_format: str | None, reference_syntax: str | None) -> None:
+    """Read inputs so for the rest of this context (a worker process's, set once)."""
+    _FORCED.set((call_format, reference_syntax))
+
+
 @contextmanager
 def forced(call_format: str | None, reference_syntax: str | None) -> Iterator[None]:
     """Read inputs with one call shape and/or one reference syntax (``None``: detect)."""

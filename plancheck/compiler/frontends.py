@@ -24,10 +24,8 @@ from plancheck.formats.records import ANSWER_KEYS as _ANSWER_KEYS
 from plancheck.formats.records import RECORD_PLAN_FIELDS
 from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
 from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
-from plancheck.formats.sniff import is_plain_plan
+from plancheck.formats.sniff import is_plain_plan, is_plan_record, is_plan_record_list
 from plancheck.records import replace
-
-DSL_SUFFIXES = (".wf",)
 
 
 def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
@@ -60,43 +58,6 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
             f"cannot read {path}: {reason}",
             data={"path": path, "error": reason},
         )
-
-
-def sniff_kind(path: str, text: str) -> str:
-    lowered = path.lower()
-    if lowered.endswith((".jsonl", ".ndjson")):
-        return "jsonl"
-    if lowered.endswith(DSL_SUFFIXES):
-        return "dsl"
-    if lowered.endswith(".json"):
-        return "json"
-    head = text.lstrip()
-    while head.startswith(("#", "//")):
-        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
-    if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
-        return "dsl"
-    if looks_like_jsonl(text):
-        return "jsonl"  # e.g. a batch piped to `plancheck -`: every record, not the first
-    return "text"
-
-
-def looks_like_jsonl(text: str) -> bool:
-    """Two or more lines, each one whole JSON object or array, the first a record (an object
-    with a plan field, with or without an id) or a bare plan (an array): a batch, as a
-    ``.jsonl`` file would be read, not one completion that happens to hold two objects.
-    Comment lines (``#``, ``//``) do not make it something else: they are read as the lines of
-    a ``.jsonl`` file are (standard input is read by the rules of a file)."""
-    lines = [line for line in (raw.strip() for raw in text.splitlines())
-             if line and not line.startswith(("#", "//"))]
-    if len(lines) < 2 or not all(
-            (line[0], line[-1]) in (("{", "}"), ("[", "]")) for line in lines):
-        return False
-    try:
-        first = json.loads(lines[0])
-    except (ValueError, RecursionError):
-        return False
-    return (isinstance(first, dict) and any(key in first for key in RECORD_PLAN_FIELDS)) or (
-        isinstance(first, list) and all(isinstance(step, (dict, list)) for step in first))
 
 
 def parse_source(text: str, file: str, *, strict: bool = False, kind: str = "text") -> SourceFile:
@@ -198,12 +159,12 @@ def _value_units(value: Any, file: str, lines: LineIndex, region: tuple[int, int
         found = _calls_or_trajectories(value, file, lines, region)
         if found is not None:
             return found
-    if _is_record_list(value):
+    if is_plan_record_list(value):
         return [
             _record_unit(item, f"/{i}", file, lines, region, strict, default_name=f"item {i}")
             for i, item in enumerate(value)
         ]
-    if _is_record(value):
+    if is_plan_record(value):
         return [_record_unit(value, "", file, lines, region, strict, default_name=None)]
     unit = PlanUnit(file, None, Positions(file, lines, json_region=region),
                     value=value, has_value=True, root=Span(file, pointer=""))
@@ -248,16 +209,6 @@ def _unusable(error: BaseException) -> str:
     if "integer string conversion" in text:
         return "an integer has more than 4,300 digits (Python's limit)"
     return text
-
-
-def _is_record(value: Any) -> bool:
-    return isinstance(value, dict) and "task_id" in value and any(
-        k in value for k in RECORD_PLAN_FIELDS
-    )
-
-
-def _is_record_list(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(_is_record(v) for v in value)
 
 
 def _record_name(record: dict[str, Any], default: str | None) -> str | None:

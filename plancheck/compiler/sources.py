@@ -4,9 +4,10 @@ the limit by :mod:`plancheck.compiler.streaming`."""
 
 from __future__ import annotations
 
-from plancheck.compiler.frontends import parse_source, read_text, sniff_kind
+from plancheck.compiler.frontends import parse_source, read_text
 from plancheck.compiler.streaming import open_limited
 from plancheck.compiler.units import SourceFile
+from plancheck.formats.sniff import file_kind
 
 __all__ = ["load_source"]
 
@@ -31,4 +32,4 @@ def load_source(path: str, *, strict: bool = False, kind: str | None = None,
     if text is None:
         assert error is not None
         return SourceFile(display, diagnostics=[error.with_context(file=display, record=None)])
-    return parse_source(text, display, strict=strict, kind=kind or sniff_kind(name, text))
+    return parse_source(text, display, strict=strict, kind=kind or file_kind(name, text))

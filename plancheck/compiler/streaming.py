@@ -21,19 +21,18 @@ from typing import IO
 from plancheck.compiler.frontends import (
     empty_batch,
     jsonl_unit,
-    looks_like_jsonl,
     not_plans,
     parse_source,
-    sniff_kind,
 )
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.fileio import format_size
+from plancheck.formats.records import JSONL_SUFFIXES
+from plancheck.formats.sniff import file_kind, is_jsonl_batch
 
 _BOM = codecs.BOM_UTF8
 _CHUNK = 1 << 20
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
 def too_large(display: str, size: int | None, limit: int, *,
@@ -110,7 +109,7 @@ def _from_stream(handle: IO[bytes], path: str, display: str, *, strict: bool, ma
             return SourceFile(display, diagnostics=[make(
                 "PC001", f"cannot read {path}: {error}", data={"path": path, "error": str(error)},
             ).with_context(file=display, record=None)]), False
-        return parse_source(text, display, strict=strict, kind=sniff_kind(path, text)), False
+        return parse_source(text, display, strict=strict, kind=file_kind(path, text)), False
     # Over the limit: only a JSONL batch is read (a record at a time), anything else refused.
     if not path.lower().endswith((".json", ".wf")) and _starts_like_jsonl(head):
         return SourceFile(display, stream=_jsonl_stream(handle, head, display, strict, max_size,
@@ -149,8 +148,9 @@ def _first_lines(handle: IO[bytes], count: int) -> bytes:
 
 def _starts_like_jsonl(head: bytes | bytearray) -> bool:
     """Whether the complete lines at the start of an input over the limit look like a batch:
-    two or more, each one JSON object, the first a record (as ``sniff_kind`` decides for the
-    whole text of an input within the limit)."""
+    two or more, each one JSON object, the first a record (as
+    :func:`~plancheck.formats.sniff.file_kind` decides for the whole text of an input within
+    the limit)."""
     # The complete lines of the first megabyte (at least two, whatever their length): a batch
     # is told by its first records, as the rest may not even have been read.
     end = head.find(b"\n", head.find(b"\n") + 1)
@@ -159,7 +159,7 @@ def _starts_like_jsonl(head: bytes | bytearray) -> bool:
     if complete.startswith(_BOM):
         complete = complete[len(_BOM):]
     try:
-        return looks_like_jsonl(complete.decode("utf-8"))
+        return is_jsonl_batch(complete.decode("utf-8"))
     except UnicodeDecodeError:
         return False
 

@@ -12,7 +12,8 @@ when the calls are numbered 1..K; a whole observation or a malformed mention of
 :func:`reread` is the reading :func:`~plancheck.compiler.callshapes.lower_calls` is given for
 whole documents (the frontends pass it): whether a document is such a trajectory is the
 recogniser's (:func:`plancheck.formats.sniff.is_call_trajectory`) and, once its calls are read,
-whether their references are DORA's (:func:`reads_as_trajectory`).
+whether they are read as one (:func:`plancheck.formats.sniff.reads_as_trajectory`: their shapes
+and their references).
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from plancheck.diagnostics.limits import TooManyFields
 from plancheck.diagnostics.model import make
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.found import FoundCall
-from plancheck.formats.sniff import is_call_trajectory, unwrap_trajectory
+from plancheck.formats.sniff import is_call_trajectory, reads_as_trajectory, unwrap_trajectory
 from plancheck.ir.nodes import Binding, Literal, Plan, Reference, Step
 from plancheck.ir.references import read_binding
 from plancheck.ir.schema import json_type_name
 
-__all__ = ["TrajectoryLowering", "lower_trajectory", "reads_as_trajectory", "reread"]
+__all__ = ["TrajectoryLowering", "lower_trajectory", "reread"]
 
 # The shape of an item of a trajectory that is a call.
 _TRAJECTORY = "trajectory"
@@ -42,22 +43,9 @@ def reread(value: Any, root: Span, name: str | None, lowering: CallLowering | No
     """``value`` read as a trajectory when it is one (see the module docstring), else None."""
     if lowering is None:
         return lower_trajectory(value, root, name=name) if is_call_trajectory(value) else None
-    return lower_trajectory(value, root, name=name) \
-        if reads_as_trajectory(lowering, value) else None
-
-
-def reads_as_trajectory(lowering: CallLowering, value: Any) -> bool:
-    """Whether ``value`` is read as a trajectory: calls in the shapes DORA writes whose
-    references are DORA's or DisasterBench's, with named arguments (or any arguments, under
-    DORA's own ``trajectory`` wrapper, where the others are reported)."""
-    if any(c.shape not in ("generic", "openai-chat") or c.labels for c in lowering.calls):
-        return False
-    if lowering.syntaxes - {"dora", "generated"} or lowering.placeholders:
-        return False
-    explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
-    if lowering.positional and not explicit:
-        return False
-    return is_call_trajectory(value)
+    return lower_trajectory(value, root, name=name) if reads_as_trajectory(
+        value, lowering.calls, lowering.syntaxes, placeholders=bool(lowering.placeholders),
+        positional=lowering.positional) else None
 
 
 def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: int | None = None

@@ -13,9 +13,11 @@ from typing import Final
 __all__ = [
     "ANSWER_KEYS", "CALL_ARGUMENT_KEYS", "CALL_CONTAINER_KEYS", "CALL_NAME_KEYS",
     "CHAT_CONTAINER_KEYS", "COMPLETION_FIELDS", "CONTENT_KEYS", "DORA_RUN_RECORDS",
-    "DORA_TASK_FILES", "GOLD_PLAN_FIELDS", "ID_KEYS", "PLAN_FIELDS",
+    "DORA_TASK_FILES", "DSL_SUFFIXES", "GOLD_PLAN_FIELDS", "ID_KEYS", "JSONL_SUFFIXES",
+    "PLAN_FIELDS",
     "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
-    "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_WRAPPER_KEYS",
+    "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_SYNTAXES",
+    "TRAJECTORY_WRAPPER_KEYS",
 ]
 
 # -- plans ---------------------------------------------------------------------------------------
@@ -63,6 +65,14 @@ TRAJECTORY_NAME_KEYS: Final = ("tool", "name", "tool_name", "function", "action"
 TRAJECTORY_ARGUMENT_KEYS: Final = ("arguments", "args", "input", "inputs", "parameters",
                                    "params", "action_input")
 TRAJECTORY_WRAPPER_KEYS: Final = ("trajectory", "gold_trajectory", "tool_calls", "calls")
+# The reference syntaxes (names of the reference-syntax registry) a DORA-style trajectory's
+# reading reads: DORA's `<key> from trajectory[N].obs` and DisasterBench's `<GENERATED>`.
+TRAJECTORY_SYNTAXES: Final = frozenset({"dora", "generated"})
+
+# -- files --------------------------------------------------------------------------------------
+# The suffixes that make a file a JSONL batch (one JSON document a line), and a workflow DSL file.
+JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
+DSL_SUFFIXES: Final = (".wf",)
 
 # -- DORA's files --------------------------------------------------------------------------------
 # DORA's five dimensions and the names its files carry (`scripts/evaluate.py`'s `TASKS`): gold

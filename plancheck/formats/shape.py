@@ -40,18 +40,21 @@ class CallShape(FrozenRecord):
     block names; a result without an id then answers the earliest unanswered call of that
     tool without an id. ``references``: the reference syntaxes its calls are read with when
     none is forced (``--reference-syntax``): none for the formats of chat APIs, whose strings
-    are text (a loop that writes references there says which syntax it uses)."""
+    are text (a loop that writes references there says which syntax it uses).
+    ``trajectories``: a list of its calls may be a DORA-style trajectory, read as DORA reads
+    it when its references are DORA's or DisasterBench's (the recogniser decides:
+    :func:`plancheck.formats.sniff.reads_as_trajectory`)."""
 
     __slots__ = ("answer_name", "answers", "description", "detected", "markers", "name",
-                 "order", "read", "references", "result", "write")
+                 "order", "read", "references", "result", "trajectories", "write")
     _fields = ("name", "read", "detected", "answers", "description", "order", "result",
-               "markers", "write", "answer_name", "references")
+               "markers", "write", "answer_name", "references", "trajectories")
 
     def __init__(self, name: str, read: Reader, detected: bool, answers: bool = False, *,
                  description: str = "", order: int = 500, result: ResultReader | None = None,
                  markers: tuple[str, ...] = (), write: Writer | None = None,
                  answer_name: AnswerName | None = None,
-                 references: tuple[str, ...] = ()) -> None:
+                 references: tuple[str, ...] = (), trajectories: bool = False) -> None:
         self.name = name
         self.read = read
         self.detected = detected
@@ -63,3 +66,4 @@ class CallShape(FrozenRecord):
         self.write = write
         self.answer_name = answer_name
         self.references = references
+        self.trajectories = trajectories

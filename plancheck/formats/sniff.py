@@ -14,14 +14,21 @@ kind                 a JSON value that is
                      steps, a task, a sample, a task file, a run record
                      (:func:`is_dora_document` and the predicates it is made of)
 ``trajectory``       a list of calls in another shape that may use DORA-style references
-                     (:func:`is_call_trajectory`)
+                     (:func:`is_call_trajectory`; once its calls are read, whether they are
+                     read as one: :func:`reads_as_trajectory`)
 ``calls:SHAPE``      tool calls, by the shape of the first (:mod:`plancheck.formats.shapes`)
 ``gold record``      a DisasterBench gold record (:func:`is_gold_record`)
+``plan record``      a record holding a plan to check (:func:`is_plan_record`; a list of
+                     them: :func:`is_plan_record_list`)
 ==================== =====================================================================
 
-Files are told apart here too where their names or layout decide it: DORA's gold for
+A file's text is told apart by its name and its first lines (:func:`file_kind`: a JSONL batch,
+:func:`is_jsonl_batch`; workflow DSL; JSON; a raw completion), a gold file written one record
+a line by :func:`is_jsonl_gold`. Files are told apart here too where their names or layout
+decide it: DORA's gold for
 ``plancheck score`` (its task files, a directory of them: :func:`is_dora_gold`), a DORA
-tasks directory (:func:`is_dora_task_dir`) and a run directory (:func:`is_dora_run_dir`).
+tasks directory (:func:`is_dora_task_dir`), a run directory (:func:`is_dora_run_dir`) and the
+per-item files ``plancheck score`` writes for a DORA run (:func:`dora_per_item_files`).
 
 DORA's formats are known here as data (their keys); how DORA's documents are lowered and scored
 stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The checker asks
@@ -31,30 +38,87 @@ stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The ch
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 from pathlib import Path
 from typing import Any, Final
 
-from plancheck.fileio import read_text_limited
-from plancheck.formats.found import is_definition
+from plancheck.fileio import read_limit, read_text_limited
+from plancheck.formats.found import FoundCall, is_definition
 from plancheck.formats.records import (
     DORA_RUN_RECORDS,
     DORA_TASK_FILES,
+    DSL_SUFFIXES,
     GOLD_PLAN_FIELDS,
+    JSONL_SUFFIXES,
     PLAN_WRAPPER_KEYS,
+    RECORD_PLAN_FIELDS,
     TRAJECTORY_ARGUMENT_KEYS,
     TRAJECTORY_NAME_KEYS,
+    TRAJECTORY_SYNTAXES,
     TRAJECTORY_WRAPPER_KEYS,
 )
 from plancheck.ir.schema import PLAN_STEP_KEYS
 
 __all__ = [
-    "DORA_TASK_KEYS", "call_object", "is_call_trajectory", "is_dora_document",
-    "is_dora_gold", "is_dora_run_dir", "is_dora_sample", "is_dora_step", "is_dora_task",
-    "is_dora_task_dir", "is_dora_task_file",
-    "is_dora_trajectory", "is_gold_record", "is_plain_plan", "is_plan_steps",
-    "is_tool_definitions", "is_trajectory_document", "sniff", "unwrap_trajectory",
+    "DORA_TASK_KEYS", "call_object", "dora_per_item_files", "file_kind", "is_call_trajectory",
+    "is_dora_document", "is_dora_gold", "is_dora_per_item_line", "is_dora_run_dir",
+    "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
+    "is_dora_trajectory", "is_gold_record", "is_jsonl_batch", "is_jsonl_gold", "is_plain_plan",
+    "is_plan_record", "is_plan_record_list", "is_plan_steps", "is_tool_definitions",
+    "is_trajectory_document", "reads_as_trajectory", "sniff", "unwrap_trajectory",
 ]
+
+
+# -- files by their text ------------------------------------------------------------------------
+
+def file_kind(path: str, text: str) -> str:
+    """How a file (or standard input read under the name ``path``) is read: ``jsonl`` (one
+    record a line), ``dsl``, ``json`` or ``text`` (a raw completion), by its suffix, else by
+    its text."""
+    lowered = path.lower()
+    if lowered.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    if lowered.endswith(DSL_SUFFIXES):
+        return "dsl"
+    if lowered.endswith(".json"):
+        return "json"
+    head = text.lstrip()
+    while head.startswith(("#", "//")):
+        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
+    if head.startswith(("plan ", "plan{", "plan\"", "toolset ")):
+        return "dsl"
+    if is_jsonl_batch(text):
+        return "jsonl"  # e.g. a batch piped to `plancheck -`: every record, not the first
+    return "text"
+
+
+def is_jsonl_batch(text: str) -> bool:
+    """Two or more lines, each one whole JSON object or array, the first a record (an object
+    with a plan field, with or without an id) or a bare plan (an array): a batch, as a
+    ``.jsonl`` file would be read, not one completion that happens to hold two objects.
+    Comment lines (``#``, ``//``) do not make it something else: they are read as the lines of
+    a ``.jsonl`` file are (standard input is read by the rules of a file)."""
+    lines = [line for line in (raw.strip() for raw in text.splitlines())
+             if line and not line.startswith(("#", "//"))]
+    if len(lines) < 2 or not all(
+            (line[0], line[-1]) in (("{", "}"), ("[", "]")) for line in lines):
+        return False
+    try:
+        first = json.loads(lines[0])
+    except (ValueError, RecursionError):
+        return False
+    return (isinstance(first, dict) and any(key in first for key in RECORD_PLAN_FIELDS)) or (
+        isinstance(first, list) and all(isinstance(step, (dict, list)) for step in first))
+
+
+def is_jsonl_gold(path: str, text: str) -> bool:
+    """Whether a gold file is written one record a line: by its suffix, or its first line
+    closes an object and the next opens one (gold records hold their plans under fields a
+    batch of predictions does not, so :func:`is_jsonl_batch` does not tell them)."""
+    if path.lower().endswith(JSONL_SUFFIXES):
+        return True
+    first = text.lstrip().split("\n", 1)
+    return len(first) == 2 and first[0].rstrip().endswith("}") and first[1].lstrip()[:1] == "{"
 
 
 # -- tool pools ----------------------------------------------------------------------------------
@@ -96,6 +160,18 @@ def is_gold_record(value: Any) -> bool:
     """A gold record: a ``task_id`` and a plan under one of the gold plan fields."""
     return isinstance(value, dict) and "task_id" in value and any(
         key in value for key in GOLD_PLAN_FIELDS)
+
+
+def is_plan_record(value: Any) -> bool:
+    """A record holding a plan to check: a ``task_id`` and a plan under one of the record plan
+    fields (a line of a predictions file, a task with its answer)."""
+    return isinstance(value, dict) and "task_id" in value and any(
+        key in value for key in RECORD_PLAN_FIELDS)
+
+
+def is_plan_record_list(value: Any) -> bool:
+    """A non-empty list of records holding plans (:func:`is_plan_record`)."""
+    return isinstance(value, list) and bool(value) and all(is_plan_record(v) for v in value)
 
 
 # -- DORA's documents ----------------------------------------------------------------------------
@@ -183,6 +259,33 @@ def is_dora_gold(paths: Sequence[str]) -> bool:
     return False
 
 
+def is_dora_per_item_line(value: Any) -> bool:
+    """A per-item line ``plancheck score`` writes for a DORA run (``"benchmark": "dora"``)."""
+    return isinstance(value, dict) and value.get("benchmark") == "dora"
+
+
+def dora_per_item_files(path: str) -> list[Path] | None:
+    """The per-item files of DORA scores at ``path`` (a file, or the ``.jsonl`` files under a
+    directory); ``None``: none is DORA's. Among DORA's, an empty ``.jsonl`` is the per-item
+    file of a run in which nothing was scored (``score`` writes no line then): it is one of
+    them, never left out."""
+    root = Path(path)
+    files = [root] if root.is_file() else sorted(root.rglob("*.jsonl")) if root.is_dir() else []
+    found = []
+    empty = []
+    for file in files:
+        try:
+            with file.open(encoding="utf-8") as handle:
+                first = handle.readline(read_limit() + 1)  # (a file without line breaks)
+            if not first.strip():
+                empty.append(file)
+            elif is_dora_per_item_line(json.loads(first)):
+                found.append(file)
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+    return sorted([*found, *empty]) if found else None
+
+
 def is_trajectory_document(value: Any) -> bool:
     """A document of trajectories in a format of its own, which the readers of calls in the
     common shapes leave to its own reader: DORA's (:func:`is_dora_document`)."""
@@ -237,6 +340,28 @@ def is_call_trajectory(value: Any) -> bool:
             any(isinstance(call.get(k), str) for k in TRAJECTORY_NAME_KEYS)
             and any(k in call for k in TRAJECTORY_ARGUMENT_KEYS))
     return found_call
+
+
+def reads_as_trajectory(value: Any, calls: Iterable[FoundCall], references: Set[str], *,
+                        placeholders: bool, positional: bool) -> bool:
+    """Whether a document whose calls have been read is a DORA-style trajectory, read as DORA
+    reads it: its ``calls`` are in shapes whose lists may be one (``CallShape.trajectories``)
+    and bind no labels, the references found in their arguments are DORA's or
+    DisasterBench's (``references``: their syntaxes; no ``placeholders``), their arguments
+    are named ones (or any, under DORA's own ``trajectory`` wrapper, where the others are
+    reported: ``positional``), and the document is one (:func:`is_call_trajectory`)."""
+    from plancheck.formats.shapes import call_shapes  # (a plain plan never loads the shapes)
+
+    shapes = call_shapes()
+    if any(c.labels or c.shape not in shapes or not shapes[c.shape].trajectories
+           for c in calls):
+        return False
+    if placeholders or not TRAJECTORY_SYNTAXES.issuperset(references):
+        return False
+    explicit = unwrap_trajectory(value)[1] in ("/trajectory", "/gold_trajectory")
+    if positional and not explicit:
+        return False
+    return is_call_trajectory(value)
 
 
 # -- all together --------------------------------------------------------------------------------

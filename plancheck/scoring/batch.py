@@ -37,6 +37,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
+from plancheck.compiler.forced_formats import force_formats, forced_formats
 from plancheck.ir.nodes import Toolset
 from plancheck.scoring.gold import GoldIndex
 from plancheck.scoring.item_scorer import ItemScorer, ScoredItem, ScoreOptions
@@ -84,7 +85,8 @@ def clear_caches() -> None:
 _WORKER: dict[str, ItemScorer] = {}  # the scorer of this worker process
 
 
-def _init_worker(gold_text: str, gold_file: str, toolset: Toolset, options: ScoreOptions) -> None:
+def _init_worker(gold_text: str, gold_file: str, toolset: Toolset, options: ScoreOptions,
+                 formats: tuple[str | None, str | None]) -> None:
     # The parent handles Ctrl-C (and stops the pool); workers must not die half-way through
     # a chunk with a traceback of their own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -94,6 +96,8 @@ def _init_worker(gold_text: str, gold_file: str, toolset: Toolset, options: Scor
         number = getattr(signal, name, None)
         if number is not None and signal.getsignal(number) not in (signal.SIG_IGN, None):
             signal.signal(number, signal.SIG_DFL)
+    # The formats the parent reads with (--reference-syntax): a spawned worker starts without.
+    force_formats(*formats)
     _WORKER["scorer"] = ItemScorer(GoldIndex.parse(gold_text, gold_file), toolset, options)
 
 
@@ -143,7 +147,9 @@ def score_records(
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pool = context.Pool(
-        jobs - 1, initializer=_init_worker, initargs=(gold_text, gold.file, toolset, options)
+        jobs - 1,
+        initializer=_init_worker,
+        initargs=(gold_text, gold.file, toolset, options, forced_formats()),
     )
     try:
         # At most a few chunks per process in flight: reading never runs ahead of scoring

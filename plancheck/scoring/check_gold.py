@@ -22,8 +22,8 @@ def prediction_answer(report: Report) -> tuple[str, Any] | None:
     """What the reference would score for a checked plan: ``("completion", text)`` for a raw
     completion, ``("plan", value)`` for a parsed plan, or None when the input holds nothing to
     compare (a file that could not be read, a record that is not JSON)."""
-    from plancheck.compiler.frontends import sniff_kind
     from plancheck.formats.records import RECORD_PLAN_FIELDS
+    from plancheck.formats.sniff import file_kind
 
     record = report.record_data
     if isinstance(record, dict):
@@ -43,7 +43,7 @@ def prediction_answer(report: Report) -> tuple[str, Any] | None:
     text = report.lines.text if report.lines is not None else None
     if text is None or report.file is None:
         return None
-    kind = sniff_kind(report.file, text)
+    kind = file_kind(report.file, text)
     if kind == "json":
         try:
             return "plan", json.loads(text)

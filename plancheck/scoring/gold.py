@@ -18,7 +18,7 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.records import GOLD_PLAN_FIELDS
-from plancheck.formats.sniff import is_gold_record
+from plancheck.formats.sniff import file_kind, is_gold_record, is_jsonl_gold
 from plancheck.scoring.gold_steps import StepFacts, dependence_members
 from plancheck.scoring.reference import GoldPlan, prepare_gold
 
@@ -176,14 +176,12 @@ class GoldIndex:
         if not text.strip():
             raise GoldError([_unusable(file, "the gold file is empty: it holds no gold plan")])
         lines = LineIndex(text)
-        if file.lower().endswith((".jsonl", ".ndjson")) or _looks_like_jsonl(text):
+        if is_jsonl_gold(file, text):
             return cls(file, _jsonl_tasks(text, file, lines))
         try:
             value = json.loads(text)
         except (ValueError, RecursionError) as error:
-            from plancheck.compiler.frontends import sniff_kind
-
-            if sniff_kind(file, text) == "dsl":
+            if file_kind(file, text) == "dsl":
                 raise GoldError([_unusable(
                     file, "the gold file is workflow DSL; gold plans are read from JSON or "
                     "JSONL (convert it: plancheck fmt --to json FILE --tools POOL)")]) from None
@@ -220,11 +218,6 @@ def _is_int_key(key: str) -> bool:
         return str(int(key)) == key
     except ValueError:
         return False
-
-
-def _looks_like_jsonl(text: str) -> bool:
-    first = text.lstrip().split("\n", 1)
-    return len(first) == 2 and first[0].rstrip().endswith("}") and first[1].lstrip()[:1] == "{"
 
 
 def _gold_field(record: dict[str, Any]) -> str:

@@ -129,18 +129,7 @@ class CodesStream(ReportStream):
         return f"{diagnostic.code} {diagnostic.data.get('position')}"
 '''
 
-PYPROJECT = '''
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "plancheck-trial-plugins"
-version = "0.0.1"
-
-[tool.setuptools]
-py-modules = ["plancheck_trial_plugins"]
-
+ENTRY_POINTS = '''
 [project.entry-points."plancheck.call_shapes"]
 invoke = "plancheck_trial_plugins:SHAPE"
 [project.entry-points."plancheck.pool_formats"]
@@ -177,15 +166,27 @@ print("api ok")
 '''
 
 
-@pytest.fixture(scope="module")
-def plugin_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A temporary environment with the plugin package installed, and the environment
-    variables that put this checkout (and its dependencies) on its path."""
-    root = tmp_path_factory.mktemp("plugin")
+def _install(root: Path, name: str, module: str, entry_points: str
+             ) -> tuple[Path, dict[str, str]]:
+    """A temporary environment under ``root`` with a package installed whose one module
+    (``name``) is ``module`` and whose entry points are ``entry_points`` (pyproject.toml's),
+    and the environment variables that put this checkout (and its dependencies) on its
+    path."""
     package = root / "package"
     package.mkdir()
-    (package / "plancheck_trial_plugins.py").write_text(textwrap.dedent(PLUGIN), "utf-8")
-    (package / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (package / f"{name}.py").write_text(textwrap.dedent(module), "utf-8")
+    (package / "pyproject.toml").write_text(textwrap.dedent(f'''
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "{name.replace("_", "-")}"
+        version = "0.0.1"
+
+        [tool.setuptools]
+        py-modules = ["{name}"]
+        ''') + textwrap.dedent(entry_points), encoding="utf-8")
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
                     str(venv)], check=True, timeout=120)
@@ -197,6 +198,13 @@ def plugin_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[
                              capture_output=True, text=True, env=env, timeout=300, check=False)
     assert install.returncode == 0, install.stdout + install.stderr
     return python, env
+
+
+@pytest.fixture(scope="module")
+def plugin_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A temporary environment with the plugin package installed (see :func:`_install`)."""
+    return _install(tmp_path_factory.mktemp("plugin"), "plancheck_trial_plugins", PLUGIN,
+                    ENTRY_POINTS)
 
 
 def test_each_kind_of_plugin_is_used(plugin_python: tuple[Path, dict[str, str]],
@@ -288,3 +296,41 @@ def test_without_plugins_nothing_is_loaded(tmp_path: Path) -> None:
     ''')], capture_output=True, text=True, timeout=120, check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.stdout.strip() == "ok", run.stdout + run.stderr
+
+
+BAD_PHASE = '''
+from typing import Any
+
+from plancheck.checks.rule import Rule
+
+
+class Misplaced(Rule):
+    def __init__(self) -> None:
+        super().__init__("misplaced", "nams", ("PC201",), hooks=("step",))
+
+    def step(self, view: Any, context: Any) -> None:
+        pass
+
+
+RULE = Misplaced()
+'''
+
+
+def test_a_rule_of_an_unknown_phase_is_a_plugin_error(tmp_path: Path) -> None:
+    """A plugin rule naming a phase plancheck has not is the plugin's error, said as one (the
+    plugin, the phase, the phases there are), exit 2: not an internal error of plancheck."""
+    python, env = _install(tmp_path, "plancheck_bad_phase", BAD_PHASE, '''
+        [project.entry-points."plancheck.rules"]
+        misplaced = "plancheck_bad_phase:RULE"
+        ''')
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps([{"name": "read_note", "arguments": {"path": "/n.txt"}}]),
+                    encoding="utf-8")
+    for command in (["check", str(plan)], ["explain", "PC201"]):
+        run = subprocess.run([str(python), "-m", "plancheck", *command], capture_output=True,
+                             text=True, env=env, timeout=120, check=False, cwd=tmp_path)
+        assert run.returncode == 2, run.stdout + run.stderr
+        assert "internal error" not in run.stderr and "a bug in plancheck" not in run.stderr
+        assert "Traceback" not in run.stderr, run.stderr
+        assert "plugin `misplaced` of plancheck.rules" in run.stderr, run.stderr
+        assert "unknown phase `nams`" in run.stderr and "references" in run.stderr, run.stderr

@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from plancheck.cli import main
-from plancheck.formats.sniff import is_dora_gold, is_dora_run_dir, is_dora_task_dir
+from plancheck.formats.sniff import (
+    dora_per_item_files,
+    file_kind,
+    is_dora_gold,
+    is_dora_run_dir,
+    is_dora_task_dir,
+    is_jsonl_batch,
+    is_jsonl_gold,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "dora"
@@ -69,6 +77,59 @@ def test_dora_directories_are_told_by_their_layout(tmp_path: Path) -> None:
     assert is_dora_task_dir(EXAMPLES / "tasks") and not is_dora_task_dir(EXAMPLES / "run")
     assert is_dora_run_dir(EXAMPLES / "run") and not is_dora_run_dir(EXAMPLES / "tasks")
     assert not is_dora_run_dir(tmp_path) and not is_dora_task_dir(tmp_path)
+
+
+def test_report_reads_per_item_files_as_the_recogniser_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # score's per-item lines of a DORA run, beside an empty file (a run that scored nothing)
+    # and a DisasterBench run's lines: the directory is DORA's, and only its DORA files are.
+    dora = tmp_path / "results" / "dora.jsonl"
+    dora.parent.mkdir()
+    assert main(["score", "--tools", "builtin", "--gold", str(EXAMPLES / "tasks"),
+                 str(EXAMPLES / "run"), "--per-item", str(dora)]) in (0, 1)
+    (tmp_path / "results" / "empty.jsonl").write_text("", encoding="utf-8")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(GOLD_RECORD) + "\n", encoding="utf-8")
+    other = tmp_path / "other" / "items.jsonl"
+    other.parent.mkdir()
+    assert main(["score", "--tools", "builtin", "--gold", str(gold), str(gold),
+                 "--per-item", str(other)]) == 0
+    capsys.readouterr()
+    found = dora_per_item_files(str(dora.parent))
+    assert found == [dora, dora.parent / "empty.jsonl"]
+    assert dora_per_item_files(str(other)) is None
+    assert dora_per_item_files(str(other.parent)) is None
+    assert main(["report", str(dora.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "dora.jsonl" in out and "DORA Score" in out
+
+
+@pytest.mark.parametrize("name", ["gold.jsonl", "gold.json", "gold"])
+def test_a_gold_file_of_one_record_a_line_is_read_by_its_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    # Gold's plans under `gt_solution`: no batch of predictions (is_jsonl_batch), yet gold
+    # written one record a line, whatever the file is named.
+    second = {**GOLD_RECORD, "task_id": "t2"}
+    gold = tmp_path / name
+    gold.write_text("".join(json.dumps({"task_id": r["task_id"], "gt_solution": r["plan"]})
+                            + "\n" for r in (GOLD_RECORD, second)), encoding="utf-8")
+    text = gold.read_text(encoding="utf-8")
+    assert is_jsonl_gold(str(gold), text) and not is_jsonl_batch(text)
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_text(json.dumps(GOLD_RECORD) + "\n" + json.dumps(second) + "\n",
+                           encoding="utf-8")
+    assert main(["score", "--tools", "builtin", "--gold", str(gold), str(predictions)]) == 0
+    out, err = capsys.readouterr()
+    assert "2 predictions scored" in out + err
+
+
+def test_a_file_is_read_as_its_name_and_text_say() -> None:
+    batch = json.dumps(GOLD_RECORD) + "\n" + json.dumps(GOLD_RECORD) + "\n"
+    assert [file_kind(name, batch) for name in ("a.jsonl", "a.NDJSON", "a.json", "a.wf", "-")
+            ] == ["jsonl", "jsonl", "json", "dsl", "jsonl"]
+    assert file_kind("-", "# a comment\nplan p { }") == "dsl"
+    assert file_kind("-", 'Here is the plan: {"a": 1}\n{"b": 2}') == "text"
+    assert not is_jsonl_gold("gold.json", json.dumps([GOLD_RECORD], indent=1))
 
 
 # A function whose name says it tells DORA's inputs (or a run directory, task files) apart.

@@ -82,6 +82,27 @@ def test_calls_in_other_shapes_and_syntaxes_are_compared(
     assert code == 0 and means(document)["dependency_accuracy"] == 0.0
 
 
+def test_score_reads_references_in_the_syntax_it_is_given(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``score --reference-syntax`` as ``check``'s: a chat API's calls that write templates are
+    read with them when the syntax is named (they declare none); ``none`` reads no reference
+    anywhere, the gold's included."""
+    gold = jsonl(tmp_path / "gold.jsonl", GOLD)
+    predictions = jsonl(tmp_path / "t.jsonl", {"id": "t1", "output": [
+        {"type": "function_call", "name": "a_tool", "arguments": '{"x": "1"}'},
+        {"type": "function_call", "name": "b_tool",
+         "arguments": '{"y": "{{steps.0.output.r}}"}'}]})
+    dependency = {}
+    for syntax in ("auto", "template", "none"):
+        code, document, err = score(capsys, gold, "--reference-syntax", syntax, str(predictions))
+        assert code == 0, err
+        dependency[syntax] = means(document)["dependency_accuracy"], means(document)["t_em"]
+    assert dependency == {"auto": (0.0, 1.0), "template": (1.0, 1.0), "none": (1.0, 1.0)}
+    code, document, err = score(capsys, gold, "--reference-syntax", "templates",
+                                str(predictions))
+    assert code == 2 and document is None and "template" in err
+
+
 def test_what_cannot_be_paired_gets_no_number(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     gold = jsonl(tmp_path / "gold.jsonl", GOLD)

@@ -56,5 +56,5 @@ def write(name: str, arguments: Any, call_id: str | None) -> dict[str, Any]:
 # TaskBench's `<node-k>`, templates, Seal-Tools' labels and `API_call_k`.
 SHAPE = CallShape("generic", read, detected=True, order=900, write=write,
                   references=("generated", "dora", "taskbench", "template", "label",
-                              "api-call"),
+                              "api-call"), trajectories=True,
                   description="`{name, arguments}` and the aliases of its keys")

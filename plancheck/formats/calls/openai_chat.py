@@ -36,5 +36,5 @@ def write(name: str, arguments: Any, call_id: str | None) -> dict[str, Any]:
 
 
 SHAPE = CallShape("openai-chat", read, detected=True, order=100, result=result,
-                  markers=('"tool_call_id"',), write=write,
+                  markers=('"tool_call_id"',), write=write, trajectories=True,
                   description="OpenAI chat `tool_calls` items, answered by `tool` messages")
