@@ -88,6 +88,10 @@ HOT_PATH += sorted(f"plancheck/checks/rules/{name}" for name in os.listdir(_RULE
 # as untyped (their calls stay dynamic); the project's own strict configuration is for
 # development, where every dependency is installed.
 MYPY_FLAGS = ["--config-file=", "--ignore-missing-imports"]
+# One C file per module (multi_file), compiled on every core at once: the C compiler is most
+# of an install's time, and one C file of all the modules kept it to one core. mypyc's own
+# MYPYC_OPT_LEVEL overrides the C compiler's optimization level (docs/install.md measures both).
+OPT_LEVEL = "3"
 
 
 def _mode() -> str:
@@ -137,7 +141,8 @@ def _compiled_extensions(mode: str) -> list[Any]:
     started = time.monotonic()
     try:
         extensions = list(mypycify(
-            [*MYPY_FLAGS, *HOT_PATH], opt_level="3", debug_level="0", group_name="plancheck"
+            [*MYPY_FLAGS, *HOT_PATH], opt_level=os.environ.get("MYPYC_OPT_LEVEL", OPT_LEVEL),
+            debug_level="0", group_name="plancheck", multi_file=True,
         ))
         _say(f"mypyc generated the C in {time.monotonic() - started:.0f} s")
         return extensions
@@ -148,9 +153,56 @@ def _compiled_extensions(mode: str) -> list[Any]:
         return []
 
 
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def _in_parallel(compile: Any, jobs: int) -> Any:
+    """``compile`` (a C compiler object's), made to compile its sources ``jobs`` at a time.
+
+    setuptools' ``build_ext --parallel`` builds extensions side by side, but the sources of
+    one extension one after another, and mypyc puts every module's C file in one extension
+    (the shared library). A semaphore keeps the compiler processes of all extensions to
+    ``jobs``; the largest files start first, so no long one is left for the end."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    slots = threading.BoundedSemaphore(jobs)
+
+    def one(source: str, options: dict[str, Any]) -> list[str]:
+        with slots:
+            return list(compile([source], **options))
+
+    def compile_all(sources: list[str], **options: Any) -> list[str]:
+        if len(sources) < 2:
+            return [obj for source in sources for obj in one(source, options)]
+        largest_first = sorted(sources, key=lambda path: -os.path.getsize(path))
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            objects = {source: pool.submit(one, source, options) for source in largest_first}
+            return [obj for source in sources for obj in objects[source].result()]
+
+    return compile_all
+
+
 class OptionalBuildExt(build_ext):
     """Builds the compiled modules; in ``auto`` mode a failed C build (no compiler, no
     Python headers) leaves plain Python in place instead of failing the install."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:  # no -j given: every core
+            self.parallel = _cores()
+
+    def build_extensions(self) -> None:
+        jobs = _cores() if self.parallel is True else int(self.parallel or 1)
+        if jobs > 1:
+            self.compiler.compile = _in_parallel(self.compiler.compile, jobs)
+        sources = sum(len(ext.sources) for ext in self.extensions)
+        if sources:
+            _say(f"the C compiler: {sources} C files, {jobs} at a time")
+        super().build_extensions()
 
     def run(self) -> None:
         started = time.monotonic()
