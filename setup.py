@@ -90,7 +90,7 @@ HOT_PATH += sorted(f"plancheck/checks/rules/{name}" for name in os.listdir(_RULE
 MYPY_FLAGS = ["--config-file=", "--ignore-missing-imports"]
 # One C file per module (multi_file), compiled on every core at once: the C compiler is most
 # of an install's time, and one C file of all the modules kept it to one core. mypyc's own
-# MYPYC_OPT_LEVEL overrides the C compiler's optimization level (docs/install.md measures both).
+# MYPYC_OPT_LEVEL overrides the optimization level (docs/benchmarks.md measures the variants).
 OPT_LEVEL = "3"
 
 
