@@ -30,13 +30,12 @@ from typing import Any
 import numpy as np
 
 from plancheck.policy.provenance_bits import (
-    NUMBERS,
-    STRINGS,
+    START,
     Bits,
     gram_rows,
-    hash_rows,
     numbers_in,
     start_rows,
+    starts_of,
 )
 from plancheck.policy.provenance_read import (
     Path,
@@ -55,27 +54,39 @@ __all__ = ["GRAM", "MAX_SOURCES", "Provenance", "infer_flows", "leaves", "with_i
 GRAM = 8  # the shortest string whose containment is evidence of a copy
 MAX_SOURCES = 4  # leaves an exact value is traced to: enough to name them, bounded in time
 FEW_STARTS = 16  # recorded starts a long argument is searched for one by one
-MAX_ANSWERS = 4096  # walks of a result kept (the paths of what a lookup matched in it)
+MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it), and scans
 
 Found = dict[tuple[Path, int], list[FlowIn]]
+
+
+class _Scan:
+    """How far the results were searched for a value too short to look up by grams (a string
+    of under 6 bytes, or a number), and the results holding it: with MAX_SOURCES leaves found
+    no later result can add one, so a value that comes back costs nothing more."""
+
+    __slots__ = ("holders", "leaves", "next")
+
+    def __init__(self) -> None:
+        self.next = 0
+        self.leaves = 0
+        self.holders: list[int] = []
 
 
 class Provenance:
     """The results recorded so far, indexed for the two lookups as lookups need them."""
 
     def __init__(self) -> None:
-        self._results: list[Any] = []  # by number (the order of recording)
+        self._results: list[Reading] = []  # by number (the order of recording)
         self._calls: list[int] = []  # number -> the call whose result it is
         self._read = 0  # results before this one are indexed
-        self._texts: list[list[bytes]] = []  # number -> its JSON texts
-        self._plain: list[bool] = []  # number -> whether its parts may be written as JSON
         self._textless: list[int] = []  # results holding a string their texts do not
-        self._textless_set: set[int] = set()
         self._bits = Bits()
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
         self._answers: dict[tuple[Any, ...], list[tuple[Path, Any]]] = {}
-        # Results whose leaves a lookup walked (each once per value): what lookups cost,
-        # whatever the speed of the machine.
+        self._scans: dict[tuple[Any, ...], _Scan] = {}
+        # Results whose leaves a lookup walked (each once per value), and results a lookup
+        # searched the texts of: what lookups cost, whatever the speed of the machine.
+        self.walked = 0
         self.searched = 0
 
     @property
@@ -84,9 +95,9 @@ class Provenance:
         return not self._results
 
     def record(self, index: int, result: Any) -> None:
-        """The result of call ``index``: stored, and indexed by the next lookup (it must not
+        """The result of call ``index``: stored, and read by the next lookup (it must not
         change after)."""
-        self._results.append(result)
+        self._results.append(Reading(result))
         self._calls.append(index)
 
     def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
@@ -113,32 +124,60 @@ class Provenance:
 
     def _exact_string(self, path: Path, value: str, text: bytes | None, found: Found) -> None:
         """The first MAX_SOURCES leaves equal to ``value``, in recording order."""
+        def match(leaf: Any) -> bool:
+            return isinstance(leaf, str) and leaf == value
+
+        question = ("s", value)
         if text is None:  # (a lone surrogate: no JSON text to look for)
-            numbers = list(range(len(self._results)))
-            needle = None
+            self._exact(path, question, list(range(len(self._results))), None, match, found)
+            return
+        needle = b'"' + text + b'"'
+        if len(needle) >= GRAM:
+            numbers = [number for number in numbers_in(self._bits.holding_copy(needle))
+                       if self._holds(number, needle)]
         else:
-            numbers = numbers_in(self._bits.holding(hash_rows(np.array([hash(text)]), STRINGS)))
-            needle = b'"' + text + b'"'
-        self._exact(path, numbers, ("s", value), needle,
-                    lambda leaf: isinstance(leaf, str) and leaf == value, found)
+            numbers = self._scanned(question, lambda number: self._holds(number, needle),
+                                    match, needle)
+        self._exact(path, question, numbers, needle, match, found)
 
     def _exact_number(self, path: Path, key: float, found: Found) -> None:
-        numbers = numbers_in(self._bits.holding(hash_rows(np.array([hash(key)]), NUMBERS)))
-        self._exact(path, numbers, ("n", key), None,
-                    lambda leaf: (isinstance(leaf, int | float) and not isinstance(leaf, bool)
-                                  and number_key(leaf) == key), found)
+        def match(leaf: Any) -> bool:
+            return (isinstance(leaf, int | float) and not isinstance(leaf, bool)
+                    and number_key(leaf) == key)
 
-    def _exact(self, path: Path, numbers: list[int], question: tuple[Any, ...],
+        question = ("n", key)
+        numbers = self._scanned(question, lambda number: key in self._results[number].numbers(),
+                                match, None)
+        self._exact(path, question, numbers, None, match, found)
+
+    def _exact(self, path: Path, question: tuple[Any, ...], numbers: list[int],
                needle: bytes | None, match: Callable[[Any], bool], found: Found) -> None:
         left = MAX_SOURCES
         for number in numbers:
-            if needle is not None and not any(needle in text for text in self._texts[number]):
-                continue  # (another mark in the same row)
             for source_path, _ in self._matching(number, question, match, needle)[:left]:
                 _add(found, FlowIn(path, self._calls[number], source_path, EXACT))
                 left -= 1
             if left <= 0:
                 break
+
+    def _scanned(self, question: tuple[Any, ...], may_hold: Callable[[int], bool],
+                 match: Callable[[Any], bool], needle: bytes | None) -> list[int]:
+        """The results holding a short value, searched one by one from where the last lookup
+        of it stopped, until MAX_SOURCES leaves are found."""
+        scan = self._scans.get(question)
+        if scan is None:
+            if len(self._scans) >= MAX_KEPT:
+                self._scans.clear()
+            scan = self._scans[question] = _Scan()
+        while scan.leaves < MAX_SOURCES and scan.next < len(self._results):
+            number = scan.next
+            scan.next += 1
+            if may_hold(number):
+                held = len(self._matching(number, question, match, needle))
+                if held:
+                    scan.holders.append(number)
+                    scan.leaves += held
+        return scan.holders
 
     def _holding(self, path: Path, value: str, text: bytes | None, found: Found) -> None:
         """The strings of 8 characters or more that hold ``value``, in recording order."""
@@ -149,8 +188,8 @@ class Provenance:
             if self._textless:
                 numbers = sorted({*numbers, *self._textless})
         for number in numbers:
-            if text is not None and number not in self._textless_set and \
-                    not any(text in recorded for recorded in self._texts[number]):
+            if text is not None and self._results[number].whole and \
+                    not self._holds(number, text):
                 continue
             for source_path, _ in self._matching(
                     number, ("c", value),
@@ -168,14 +207,14 @@ class Provenance:
             starts = self._starts_in(text)
             if not starts:
                 return
-            heads = [b'"' + start.to_bytes(8, sys.byteorder) for start in starts]
-            numbers = numbers_in(self._bits.held_any(start_rows(b"".join(
-                head[1:] for head in heads))))
+            numbers = numbers_in(self._bits.held_any(start_rows(np.array(starts,
+                                                                        dtype=np.uint64))))
+            heads = [b'"' + start.to_bytes(START, sys.byteorder) for start in starts]
         held = []
         for number in numbers:
-            if heads and self._plain[number] and not any(
-                    _holds_string(recorded, head, text or b"") for recorded in
-                    self._texts[number] for head in heads):
+            reading = self._results[number]
+            if heads and not any(_holds_string(recorded, head, text or b"")
+                                 for recorded in reading.texts for head in heads):
                 continue
             for order, (source_path, leaf) in enumerate(self._matching(
                     number, ("h", value),
@@ -184,6 +223,10 @@ class Provenance:
                 held.append((value.find(leaf[:GRAM]), number, order, source_path))
         for _, number, _, source_path in sorted(held):
             _add(found, FlowIn(path, self._calls[number], source_path, CONTAINED))
+
+    def _holds(self, number: int, needle: bytes) -> bool:
+        self.searched += 1
+        return any(needle in text for text in self._results[number].texts)
 
     def _matching(self, number: int, question: tuple[Any, ...], match: Callable[[Any], bool],
                   needle: bytes | None) -> list[tuple[Path, Any]]:
@@ -194,11 +237,12 @@ class Provenance:
         key = (number, *question)
         leaves_found = self._answers.get(key)
         if leaves_found is None:
-            self.searched += 1
-            if len(self._answers) >= MAX_ANSWERS:
+            self.walked += 1
+            if len(self._answers) >= MAX_KEPT:
                 self._answers.clear()
+            reading = self._results[number]
             leaves_found = self._answers[key] = matching(
-                self._results[number], match, needle if self._plain[number] else None)
+                reading.value, match, needle if reading.plain else None)
         return leaves_found
 
     def _starts_in(self, text: bytes) -> list[int]:
@@ -210,11 +254,11 @@ class Provenance:
             # (each start looked for in C: the argument read a few times over, far less
             # than a set operation per window; an 8 MB argument took 0.6 s by windows)
             return [start for start in starts
-                    if text.find(start.to_bytes(8, sys.byteorder)) >= 0]
+                    if text.find(start.to_bytes(START, sys.byteorder)) >= 0]
         view = memoryview(text)
         held: set[int] = set()
-        for shift in range(GRAM):
-            usable = (len(view) - shift) // GRAM * GRAM
+        for shift in range(START):
+            usable = (len(view) - shift) // START * START
             if usable > 0:  # (intersection with an iterable keeps only the hits)
                 held |= starts.intersection(view[shift:shift + usable].cast("Q"))
         return sorted(held)
@@ -222,32 +266,28 @@ class Provenance:
     # ------------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
-        """Index the results recorded since the last lookup, in recording order."""
+        """Read the results recorded since the last lookup, in recording order: their JSON
+        texts, their grams and the starts of their strings."""
         for number in range(self._read, len(self._results)):
-            reading = read(self._results[number])
-            self._bits.add(_rows(reading))
-            if reading.starts:
-                self._starts.update(memoryview(reading.starts).cast("Q"))
-            self._texts.append(reading.texts)
-            self._plain.append(reading.plain)
+            reading = self._results[number] = read(self._results[number].value)
+            parts = [gram_rows(text) for text in reading.texts]
+            for text in reading.texts:
+                starts = starts_of(text)
+                if starts is None:
+                    starts = _starts_by_walking(reading)
+                parts.append(start_rows(starts))
+                self._starts.update(starts.tolist())
+            self._bits.add(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
             if not reading.whole:
                 self._textless.append(number)
-                self._textless_set.add(number)
         self._read = len(self._results)
 
 
-def _rows(reading: Reading) -> Any:
-    """The rows of the marks of a result: its grams, strings, numbers and starts."""
-    parts = [gram_rows(text) for text in reading.texts]
-    if reading.strings:
-        parts.append(hash_rows(np.fromiter(map(hash, reading.strings), dtype=np.int64,
-                                           count=len(reading.strings)), STRINGS))
-    if reading.numbers:
-        parts.append(hash_rows(np.fromiter(map(hash, reading.numbers), dtype=np.int64,
-                                           count=len(reading.numbers)), NUMBERS))
-    if reading.starts:
-        parts.append(start_rows(reading.starts))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+def _starts_by_walking(reading: Reading) -> Any:
+    """The starts of a result's strings, where its text cannot be cut at its quotes."""
+    starts = b"".join((text[:START] + bytes(START))[:START] for _, leaf in leaves(reading.value)
+                      if isinstance(leaf, str) and (text := encoded(leaf)) is not None)
+    return np.frombuffer(starts, dtype=np.uint64)
 
 
 def _holds_string(text: bytes, head: bytes, needle: bytes) -> bool:

@@ -1,13 +1,15 @@
-"""Which recorded results may hold a mark: one bit per result in each row of a table, a row for
-each hash of a mark, so a lookup reads the few rows of its marks however many results came
-before (a row is a word per 64 results: the rows of a mark every result holds cost what those
-of a rare one do). A result's marks go in with one numpy operation, in C: no Python step per
-mark. Two marks meeting in a row only add a candidate, which the lookup's search rules out.
+"""Which recorded results may hold a piece of text: one bit per result in each row of a table,
+a row for each hash of a mark, so a lookup reads the few rows of its marks however many results
+came before (a row is a word per 64 results: the rows of a mark every result holds cost what
+those of a rare one do). A result's marks go in with one numpy operation, in C: no Python step
+per mark. Two marks meeting in a row only add a candidate, which the lookup's search of the
+result's text rules out.
 
-The marks (:mod:`.provenance_read`): the 4-byte grams at every fourth byte of a result's JSON
-texts (a copy of 8 bytes or more at any offset covers one of them, so the grams of the copy at
-its four offsets, each offset's in their rows, name every result that may hold it); the JSON
-text of each string; each number; the first 8 bytes of each string.
+The marks of a result, from its JSON texts: the 4-byte grams at every fourth byte (a copy of 8
+bytes or more at any offset covers one of them, so the grams of the copy at its four offsets,
+each offset's in their rows, name every result that may hold it); and the first 8 bytes of each
+string (a string of 8 bytes or more inside an argument starts at one of the argument's 8-byte
+windows).
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from typing import Any
 import numpy as np
 
 STEP = 4  # grams of 4 bytes at every 4th byte: any copy of 8 bytes covers one
+START = 8  # the bytes of a string's start
 _GRAMS = 1 << 16
-_OTHERS = 1 << 14
-STRINGS, NUMBERS, STARTS = _GRAMS, _GRAMS + _OTHERS, _GRAMS + 2 * _OTHERS  # first rows
-ROWS = _GRAMS + 3 * _OTHERS
+ROWS = _GRAMS + (1 << 14)  # the rows of the grams, then those of the starts
 _MULTIPLIER = np.uint32(2654435761)  # Knuth's multiplicative hash: the top bits are the row
 _WIDE_MULTIPLIER = np.uint64(11400714819323198485)
 _HEAD = 5 * STEP  # a lookup reads the grams of a copy's first 20 bytes (three at each offset)
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
 
 
 def gram_rows(text: bytes, offset: int = 0) -> Any:
@@ -33,15 +35,25 @@ def gram_rows(text: bytes, offset: int = 0) -> Any:
     return (grams * _MULTIPLIER) >> np.uint32(16)
 
 
-def hash_rows(hashes: Any, first: int) -> Any:
-    """The rows of marks by their Python hashes, in the section from row ``first``."""
-    return (hashes & (_OTHERS - 1)) + first
+def start_rows(starts: Any) -> Any:
+    """The rows of starts (8 bytes each, as uint64)."""
+    return ((starts * _WIDE_MULTIPLIER) >> np.uint64(50)).astype(np.int64) + _GRAMS
 
 
-def start_rows(starts: bytes) -> Any:
-    """The rows of the first 8 bytes of strings (8 bytes each)."""
-    return ((np.frombuffer(starts, dtype=np.uint64) * _WIDE_MULTIPLIER) >> np.uint64(50)
-            ).astype(np.int64) + STARTS
+def starts_of(text: bytes) -> Any:
+    """The first 8 bytes (as uint64) of every string of JSON ``text``, found at its quotes in
+    C; a string shorter than 8 bytes gives its closing quote and what follows, which no JSON
+    text of an argument holds (a quote there is escaped). None when a quote follows an escaped
+    backslash (which quotes are escaped then needs counting)."""
+    if b'\\\\"' in text:
+        return None
+    raw = np.frombuffer(text + bytes(START), dtype=np.uint8)
+    quotes = np.flatnonzero(raw == _QUOTE)
+    if b'\\"' in text:
+        quotes = quotes[raw[quotes - 1] != _BACKSLASH]
+    opening = quotes[0::2] + 1
+    return np.ascontiguousarray(raw[opening[:, None] + np.arange(START)]).view(np.uint64
+                                                                               ).ravel()
 
 
 class Bits:
@@ -63,10 +75,6 @@ class Bits:
         column = self._bits[:, word]
         column[rows] |= np.uint64(1 << (number & 63))
         return number
-
-    def holding(self, rows: Any) -> int:
-        """The results whose bit is set in every row of ``rows``, as an int of their bits."""
-        return _as_int(np.bitwise_and.reduce(self._bits[rows], axis=0))
 
     def held_any(self, rows: Any) -> int:
         """The results whose bit is set in some row of ``rows``, as an int of their bits."""

@@ -1,12 +1,12 @@
-"""Reading recorded results for provenance: the marks of their leaves (the scalars a flow can
-come from) that the indexes keep, pulled at C speed out of a result's compact JSON text
-(msgspec) where it is a plain JSON tree and walked in Python where it is not; and the paths of
-the leaves a lookup matched, by a walk that skips every part whose JSON text cannot hold them.
+"""Reading recorded results for provenance: a result's compact JSON text (msgspec, in C),
+which lookups search before they walk the result, and the paths of the leaves (the scalars a
+flow can come from) a lookup matched, by a walk that skips every part whose JSON text cannot
+hold them.
 
-A string is marked by its JSON text (its escapes, no quotes, UTF-8): a leaf equal to a value
-has the value's text, a leaf holding a value holds its text (escaping is per character).
-Compact JSON text with no escaped quote has a quote only where a string starts or ends, so
-split at its quotes it gives its strings (odd pieces) and, between them, its numbers.
+A string is found by its JSON text (its escapes, no quotes, UTF-8): a leaf equal to a value
+has the value's text, a leaf holding a value holds its text (escaping is per character). A
+result that is no tree of JSON values (a part held twice, a tuple or an object that holds
+containers) is walked instead, and its strings written as one JSON text.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Callable, Mapping
-from itertools import compress, repeat
-from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -31,8 +29,6 @@ _ENCODE = msgspec.json.Encoder().encode
 _NOT_NUMBER = bytes(c if chr(c) in "0123456789.eE+-" else 32 for c in range(256))
 _JSON_TEXT = (b'"{', b'"[')  # a string that may hold JSON: leaves reads into it
 _CONTAINERS = frozenset({dict, list})
-_FIRST = itemgetter(slice(0, 8))
-_PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
 
 
 def leaves(value: Any, path: Path = (), depth: int = 0) -> list[tuple[Path, Any]]:
@@ -140,78 +136,6 @@ def encoded(text: str) -> bytes | None:
         return None
 
 
-class Reading:
-    """What the indexes keep of one recorded result: its JSON texts (the result's own and those
-    of the JSON documents its strings hold; none when it has no JSON text), its strings (their
-    JSON texts; each 8 or more bytes long also by its first 8 bytes, in ``starts``, 8 bytes a
-    string, shorter ones padded with NUL, which no JSON text holds) and its numbers."""
-
-    __slots__ = ("numbers", "plain", "starts", "strings", "texts", "whole")
-
-    def __init__(self) -> None:
-        self.texts: list[bytes] = []
-        self.plain = True  # a tree of JSON values: its parts may be written as JSON text
-        self.whole = True  # its texts hold every string it holds (none is a lone surrogate)
-        self.strings: set[bytes] = set()
-        self.numbers: set[float] = set()
-        self.starts = b""
-
-
-def read(value: Any) -> Reading:
-    """The :class:`Reading` of a recorded result (what :func:`leaves` reads in it)."""
-    found = Reading()
-    if type(value) is str:
-        text = encoded(value)
-        if text is not None:
-            found.texts.append(b'"' + text + b'"')
-            found.strings.add(text)
-            if value[:1] in ("{", "[") and len(value) > 1:
-                _read_json_string(found, value)
-            return _started(found)
-    elif _plain_tree(value):
-        try:
-            text = _ENCODE(value)
-        except (TypeError, ValueError, OverflowError, RecursionError):
-            pass
-        else:
-            if _read_text(found, text):
-                return _started(found)
-    return _walked(value)
-
-
-def _started(found: Reading) -> Reading:
-    found.strings.discard(b"")
-    found.strings.discard(b"\x00")  # (an empty key, marked)
-    found.starts = b"".join(map(bytes.ljust, map(_FIRST, found.strings), repeat(8),
-                                repeat(b"\x00")))
-    return found
-
-
-def _walked(value: Any) -> Reading:
-    """The reading of a result that is no plain JSON tree, by walking it: its strings as JSON
-    text, written together as its one text (none if one has no JSON text)."""
-    found = Reading()
-    found.plain = False
-    strings = []
-    textless = False
-    for _, leaf in leaves(value):
-        if isinstance(leaf, str):
-            if leaf:
-                text = encoded(leaf)
-                if text is None:
-                    textless = True
-                else:
-                    found.strings.add(text)
-                    strings.append(leaf)
-        elif isinstance(leaf, int | float) and not isinstance(leaf, bool):
-            key = number_key(leaf)
-            if key is not None:
-                found.numbers.add(key)
-    found.texts.append(_ENCODE(strings))
-    found.whole = not textless
-    return _started(found)
-
-
 def number_key(value: int | float) -> float | None:
     """How numbers meet: 1 == 1.0 (as floats, so a very large int meets nothing)."""
     try:
@@ -220,11 +144,83 @@ def number_key(value: int | float) -> float | None:
         return None
 
 
+class Reading:
+    """What lookups search in one recorded result before they walk it: its JSON texts (its
+    own, and those of the JSON documents its strings hold), and its numbers once a lookup of a
+    number needs them."""
+
+    __slots__ = ("_numbers", "plain", "texts", "value", "whole")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.texts: list[bytes] = []
+        self.plain = True  # a tree of JSON values: its parts may be written as JSON text
+        self.whole = True  # its texts hold every string it holds (none is a lone surrogate)
+        self._numbers: set[float] | None = None
+
+    def numbers(self) -> set[float]:
+        """The numbers the result holds (its leaves, as :func:`number_key` has them)."""
+        if self._numbers is None:
+            self._numbers = _numbers_in(self)
+        return self._numbers
+
+
+def read(value: Any) -> Reading:
+    """The :class:`Reading` of a recorded result."""
+    found = Reading(value)
+    if type(value) is str:
+        text = encoded(value)
+        if text is not None:
+            found.texts.append(b'"' + text + b'"')
+            if value[:1] in ("{", "[") and len(value) > 1:
+                _read_json_string(found, value)
+            return found
+    elif _plain_tree(value):
+        try:
+            text = _ENCODE(value)
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            pass
+        else:
+            found.texts.append(text)
+            if _JSON_TEXT[0] in text or _JSON_TEXT[1] in text:
+                for _, string in matching(value, _may_be_json, None):
+                    _read_json_string(found, string)
+            return found
+    found.plain = False
+    strings = []
+    for _, leaf in leaves(value):
+        if isinstance(leaf, str) and leaf:
+            if encoded(leaf) is None:
+                found.whole = False
+            else:
+                strings.append(leaf)
+    found.texts.append(_ENCODE(strings))
+    return found
+
+
+def _may_be_json(leaf: Any) -> bool:
+    return isinstance(leaf, str) and leaf[:1] in ("{", "[") and len(leaf) > 1
+
+
+def _read_json_string(found: Reading, string: str) -> None:
+    """A string that holds JSON: :func:`leaves` reads its values too, so lookups search the
+    JSON text of its value as well (its strings may be written with other escapes)."""
+    try:
+        inner = json.loads(string)
+    except (ValueError, RecursionError):
+        return
+    reading = read(inner)
+    found.texts.extend(reading.texts)
+    found.whole = found.whole and reading.whole
+
+
 def _plain_tree(value: Any) -> bool:
-    """Whether ``value`` is a tree of dicts, lists and JSON scalars, no part held twice and
-    no deeper than :data:`MAX_DEPTH`: its JSON text then holds exactly its leaves. Read a level
-    at a time by ``gc.get_referents`` (the members of every container of a level in one call),
-    no Python step per member."""
+    """Whether ``value``'s JSON text can be written in time linear in its size: a tree of
+    dicts and lists (no container held twice, which the text would repeat, 2**40 times for
+    ``x = [x, x]`` forty times over), no deeper than :data:`MAX_DEPTH`. Read a level at a
+    time: ``gc.get_referents`` gives the members of every container of a level in one call,
+    and only the members the collector tracks (containers, not strings or numbers) are kept,
+    in C. A tuple or an object holding containers makes it no tree (it is walked)."""
     if type(value) not in _CONTAINERS:
         return False
     level = [value]
@@ -235,51 +231,21 @@ def _plain_tree(value: Any) -> bool:
         count += len(level)
         ids.update(map(id, level))
         if len(ids) != count or depth > MAX_DEPTH:
-            return False  # (a part held twice: its JSON text would repeat it)
-        members = gc.get_referents(*level)
-        kinds = set(map(type, members))
-        if not kinds <= _PLAIN:
             return False
-        level = list(compress(members, map(_CONTAINERS.__contains__, map(type, members))))
+        level = list(filter(gc.is_tracked, gc.get_referents(*level)))
+        if not set(map(type, level)) <= _CONTAINERS:
+            return False
     return True
 
 
-def _read_text(found: Reading, text: bytes) -> bool:
-    """The strings and numbers of compact JSON ``text`` into ``found``; False when the text
-    cannot be split at its quotes (an escaped quote)."""
-    if b'\\"' in text:
-        return False
-    found.texts.append(text)
-    # A key is followed by a colon: marked by a NUL before its closing quote, it is no string
-    # an argument can have (a NUL in a string is written \u0000).
-    pieces = text.replace(b'":', b'\x00":').split(b'"')
-    strings = set(pieces[1::2])
-    found.strings |= strings
-    outside = b" ".join(pieces[0::2])
-    if b"true" in outside or b"false" in outside or b"null" in outside:
-        outside = outside.replace(b"true", b"").replace(b"false", b"").replace(b"null", b"")
-    found.numbers.update(map(float, outside.translate(_NOT_NUMBER).split()))
-    if _JSON_TEXT[0] in text or _JSON_TEXT[1] in text:
-        for string in strings:
-            if string[:1] in (b"{", b"[") and len(string) > 1 and not string.endswith(b"\x00"):
-                _read_json_string(found, json.loads(b'"' + string + b'"'))
-    return True
-
-
-def _read_json_string(found: Reading, string: str) -> None:
-    """A string that holds JSON: :func:`leaves` reads its values too."""
-    try:
-        inner = json.loads(string)
-    except (ValueError, RecursionError):
-        return
-    if _plain_tree(inner):
-        try:
-            if _read_text(found, _ENCODE(inner)):
-                return
-        except (TypeError, ValueError, OverflowError, RecursionError):
-            pass
-    walked = _walked(inner)
-    found.strings |= walked.strings
-    found.numbers |= walked.numbers
-    found.texts.extend(walked.texts)
-    found.whole = found.whole and walked.whole
+def _numbers_in(reading: Reading) -> set[float]:
+    """The numbers of a result: outside the strings of its JSON text, with the literals
+    removed and every byte that is in no number made a space, what is left are numbers."""
+    texts = reading.texts
+    if not reading.plain or len(texts) != 1 or b'\\"' in texts[0]:
+        return {key for _, leaf in leaves(reading.value)
+                if isinstance(leaf, int | float) and not isinstance(leaf, bool)
+                and (key := number_key(leaf)) is not None}
+    outside = b" ".join(texts[0].split(b'"')[0::2])
+    outside = outside.replace(b"true", b"").replace(b"false", b"").replace(b"null", b"")
+    return set(map(float, outside.translate(_NOT_NUMBER).split()))
