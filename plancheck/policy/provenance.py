@@ -23,6 +23,7 @@ results that hold them, not on how many results were recorded.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -210,16 +211,23 @@ class Provenance:
             numbers = numbers_in(self._bits.held_any(start_rows(np.array(starts,
                                                                         dtype=np.uint64))))
             heads = [b'"' + start.to_bytes(START, sys.byteorder) for start in starts]
-        held = []
+        held: list[tuple[int, int, int, Path]] = []
         for number in numbers:
-            reading = self._results[number]
-            if heads and not any(_holds_string(recorded, head, text or b"")
-                                 for recorded in reading.texts for head in heads):
+            strings = None if text is None else _strings_held(self._results[number].texts,
+                                                              heads, value, text)
+            if strings is not None and len(strings) <= 1:
+                # (one string: the paths of its copies, which later lookups of it share)
+                for string in strings:
+                    at = value.find(string[:GRAM])
+                    for order, (source_path, _) in enumerate(self._matching(
+                            number, ("s", string), _equal_to(string),
+                            b'"' + strings[string] + b'"')):
+                        held.append((at, number, order, source_path))
                 continue
             for order, (source_path, leaf) in enumerate(self._matching(
                     number, ("h", value),
                     lambda leaf: isinstance(leaf, str) and len(leaf) >= GRAM and leaf in value
-                    and value not in leaf, heads[0][1:] if len(heads) == 1 else None)):
+                    and value not in leaf, None)):
                 held.append((value.find(leaf[:GRAM]), number, order, source_path))
         for _, number, _, source_path in sorted(held):
             _add(found, FlowIn(path, self._calls[number], source_path, CONTAINED))
@@ -290,18 +298,34 @@ def _starts_by_walking(reading: Reading) -> Any:
     return np.frombuffer(starts, dtype=np.uint64)
 
 
-def _holds_string(text: bytes, head: bytes, needle: bytes) -> bool:
-    """Whether JSON ``text`` may hold a string that starts with ``head`` (its opening quote
-    and first characters) and lies inside ``needle`` (the argument's escaped text)."""
-    if b'\\"' in text:
-        return True  # (its strings cannot be cut out at quotes)
-    at = text.find(head)
-    while at >= 0:
-        end = text.find(b'"', at + len(head))
-        if end < 0 or text[at + 1:end] in needle:
-            return True
-        at = text.find(head, at + 1)
-    return False
+def _strings_held(texts: list[bytes], heads: list[bytes], value: str, needle: bytes
+                  ) -> dict[str, bytes] | None:
+    """The strings of 8 characters or more of JSON ``texts`` that start with one of ``heads``
+    (an opening quote and 8 bytes) and lie inside ``value`` (whose JSON text is ``needle``)
+    without holding it, each with its JSON text; None when a text cannot be cut at its quotes
+    (it holds an escaped quote)."""
+    found: dict[str, bytes] = {}
+    for text in texts:
+        if b'\\"' in text:
+            return None
+        for head in heads:
+            at = text.find(head)
+            while at >= 0:
+                end = text.find(b'"', at + len(head))
+                if end < 0:
+                    return None
+                piece = text[at + 1:end]
+                if piece in needle:
+                    string = json.loads(b'"' + piece + b'"') if b"\\" in piece else \
+                        piece.decode()
+                    if len(string) >= GRAM and string in value and value not in string:
+                        found[string] = piece
+                at = text.find(head, at + 1)
+    return found
+
+
+def _equal_to(string: str) -> Callable[[Any], bool]:
+    return lambda leaf: isinstance(leaf, str) and leaf == string
 
 
 def _add(found: dict[tuple[Path, int], list[FlowIn]], flow: FlowIn) -> None:
