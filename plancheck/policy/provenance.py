@@ -33,7 +33,6 @@ import numpy as np
 from plancheck.policy.provenance_bits import (
     START,
     Bits,
-    gram_rows,
     numbers_in,
     start_rows,
     starts_of,
@@ -55,6 +54,8 @@ __all__ = ["GRAM", "MAX_SOURCES", "Provenance", "infer_flows", "leaves", "with_i
 GRAM = 8  # the shortest string whose containment is evidence of a copy
 MAX_SOURCES = 4  # leaves an exact value is traced to: enough to name them, bounded in time
 FEW_STARTS = 16  # recorded starts a long argument is searched for one by one
+# Results read but not yet in the table of bits: a lookup searches each one's texts, in C.
+TAIL, TAIL_BYTES = 16, 64 * 1024
 MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it), and scans
 
 Found = dict[tuple[Path, int], list[FlowIn]]
@@ -79,7 +80,8 @@ class Provenance:
     def __init__(self) -> None:
         self._results: list[Reading] = []  # by number (the order of recording)
         self._calls: list[int] = []  # number -> the call whose result it is
-        self._read = 0  # results before this one are indexed
+        self._read = 0  # results before this one are read (those after are not yet)
+        self._tail_bytes = 0  # of the texts of the results read but not in the table
         self._textless: list[int] = []  # results holding a string their texts do not
         self._bits = Bits()
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
@@ -134,7 +136,7 @@ class Provenance:
             return
         needle = b'"' + text + b'"'
         if len(needle) >= GRAM:
-            numbers = [number for number in numbers_in(self._bits.holding_copy(needle))
+            numbers = [number for number in self._may_hold(needle)
                        if self._holds(number, needle)]
         else:
             numbers = self._scanned(question, lambda number: self._holds(number, needle),
@@ -185,7 +187,7 @@ class Provenance:
         if text is None:
             numbers = list(range(len(self._results)))
         else:
-            numbers = numbers_in(self._bits.holding_copy(text))
+            numbers = self._may_hold(text)
             if self._textless:
                 numbers = sorted({*numbers, *self._textless})
         for number in numbers:
@@ -208,9 +210,12 @@ class Provenance:
             starts = self._starts_in(text)
             if not starts:
                 return
-            numbers = numbers_in(self._bits.held_any(start_rows(np.array(starts,
-                                                                        dtype=np.uint64))))
             heads = [b'"' + start.to_bytes(START, sys.byteorder) for start in starts]
+            numbers = numbers_in(self._bits.held_any(start_rows(np.array(
+                starts, dtype=np.uint64)))) + [
+                number for number in range(self._bits.count, len(self._results))
+                if any(head in text for text in self._results[number].texts
+                       for head in heads)]
         held: list[tuple[int, int, int, Path]] = []
         for number in numbers:
             strings = None if text is None else _strings_held(self._results[number].texts,
@@ -231,6 +236,12 @@ class Provenance:
                 held.append((value.find(leaf[:GRAM]), number, order, source_path))
         for _, number, _, source_path in sorted(held):
             _add(found, FlowIn(path, self._calls[number], source_path, CONTAINED))
+
+    def _may_hold(self, needle: bytes) -> list[int]:
+        """The results that may hold ``needle`` (8 bytes or more): those the table names, and
+        those not in it yet."""
+        return numbers_in(self._bits.holding_copy(needle)) + list(
+            range(self._bits.count, len(self._results)))
 
     def _holds(self, number: int, needle: bytes) -> bool:
         self.searched += 1
@@ -274,21 +285,25 @@ class Provenance:
     # ------------------------------------------------------------------------ indexing
 
     def _index(self) -> None:
-        """Read the results recorded since the last lookup, in recording order: their JSON
-        texts, their grams and the starts of their strings."""
+        """Read the results recorded since the last lookup, in recording order (their JSON
+        texts and the starts of their strings); once they are many, add them to the table of
+        bits in one go. Until then a lookup searches the texts of each."""
         for number in range(self._read, len(self._results)):
             reading = self._results[number] = read(self._results[number].value)
-            parts = [gram_rows(text) for text in reading.texts]
-            for text in reading.texts:
-                starts = starts_of(text)
-                if starts is None:
-                    starts = _starts_by_walking(reading)
-                parts.append(start_rows(starts))
-                self._starts.update(starts.tolist())
-            self._bits.add(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+            starts = [starts_of(text) for text in reading.texts]
+            reading.starts = np.concatenate([
+                _starts_by_walking(reading) if own is None else own for own in starts]
+            ) if starts else np.zeros(0, dtype=np.uint64)
+            self._starts.update(reading.starts.tolist())
+            self._tail_bytes += sum(map(len, reading.texts))
             if not reading.whole:
                 self._textless.append(number)
         self._read = len(self._results)
+        if self._read - self._bits.count >= TAIL or self._tail_bytes >= TAIL_BYTES:
+            tail = self._results[self._bits.count:]
+            self._bits.add([reading.texts for reading in tail],
+                           [reading.starts for reading in tail])
+            self._tail_bytes = 0
 
 
 def _starts_by_walking(reading: Reading) -> Any:

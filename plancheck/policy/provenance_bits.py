@@ -63,18 +63,33 @@ class Bits:
         self._bits = np.zeros((ROWS, 1), dtype=np.uint64)
         self.count = 0  # results added
 
-    def add(self, rows: Any) -> int:
-        """Add a result holding the marks of ``rows``; its number, from 0."""
-        number = self.count
-        self.count += 1
-        word = number >> 6
-        if word >= self._bits.shape[1]:
+    def add(self, texts: list[list[bytes]], starts: list[Any]) -> None:
+        """Add results (the next numbers): each one's JSON texts and string starts, all in a
+        few numpy operations. The texts are laid end to end, each padded with NULs to a
+        multiple of 4 bytes and 8 more, so each keeps its grid and no gram spans two (a gram
+        holding a NUL meets no argument's: JSON text has none)."""
+        first = self.count
+        self.count += len(texts)
+        while (self.count - 1) >> 6 >= self._bits.shape[1]:
             wider = np.zeros((ROWS, 2 * self._bits.shape[1]), dtype=np.uint64)
             wider[:, :self._bits.shape[1]] = self._bits
             self._bits = wider
-        column = self._bits[:, word]
-        column[rows] |= np.uint64(1 << (number & 63))
-        return number
+        pieces: list[bytes] = []
+        grams: list[int] = []
+        for own in texts:
+            size = 0
+            for text in own:
+                pieces.append(text)
+                pieces.append(bytes(-len(text) % STEP + 2 * STEP))
+                size += len(text) // STEP + (1 if len(text) % STEP else 0) + 2
+            grams.append(size)
+        owners = np.concatenate([
+            np.repeat(np.arange(first, self.count), grams),
+            np.repeat(np.arange(first, self.count), [len(own) for own in starts])])
+        rows = np.concatenate([gram_rows(b"".join(pieces)), start_rows(np.concatenate(
+            starts) if starts else np.zeros(0, dtype=np.uint64))])
+        np.bitwise_or.at(self._bits, (rows, owners >> 6),
+                         np.left_shift(np.uint64(1), (owners & 63).astype(np.uint64)))
 
     def held_any(self, rows: Any) -> int:
         """The results whose bit is set in some row of ``rows``, as an int of their bits."""
