@@ -35,7 +35,7 @@ from plancheck.policy.provenance_bits import (
     Bits,
     numbers_in,
     start_rows,
-    starts_of,
+    string_starts,
 )
 from plancheck.policy.provenance_read import (
     Path,
@@ -59,6 +59,7 @@ TAIL, TAIL_BYTES = 16, 64 * 1024
 MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it), and scans
 
 Found = dict[tuple[Path, int], list[FlowIn]]
+_NO_STARTS, _NO_OWNERS = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
 
 
 class _Scan:
@@ -82,6 +83,8 @@ class Provenance:
         self._calls: list[int] = []  # number -> the call whose result it is
         self._read = 0  # results before this one are read (those after are not yet)
         self._tail_bytes = 0  # of the texts of the results read but not in the table
+        self._started = 0  # results before this one have their strings' starts found
+        self._unlisted = (_NO_STARTS, _NO_OWNERS)  # starts not in the table, their results
         self._textless: list[int] = []  # results holding a string their texts do not
         self._bits = Bits()
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
@@ -207,6 +210,7 @@ class Provenance:
             numbers = list(range(len(self._results)))
             heads: list[bytes] = []
         else:
+            self._find_starts()
             starts = self._starts_in(text)
             if not starts:
                 return
@@ -286,24 +290,40 @@ class Provenance:
 
     def _index(self) -> None:
         """Read the results recorded since the last lookup, in recording order (their JSON
-        texts and the starts of their strings); once they are many, add them to the table of
-        bits in one go. Until then a lookup searches the texts of each."""
+        texts); once they are many, add them to the table of bits in one go. Until then a
+        lookup searches the texts of each."""
         for number in range(self._read, len(self._results)):
             reading = self._results[number] = read(self._results[number].value)
-            starts = [starts_of(text) for text in reading.texts]
-            reading.starts = np.concatenate([
-                _starts_by_walking(reading) if own is None else own for own in starts]
-            ) if starts else np.zeros(0, dtype=np.uint64)
-            self._starts.update(reading.starts.tolist())
             self._tail_bytes += sum(map(len, reading.texts))
             if not reading.whole:
                 self._textless.append(number)
         self._read = len(self._results)
         if self._read - self._bits.count >= TAIL or self._tail_bytes >= TAIL_BYTES:
-            tail = self._results[self._bits.count:]
-            self._bits.add([reading.texts for reading in tail],
-                           [reading.starts for reading in tail])
+            self._find_starts()
+            starts, owners = self._unlisted
+            self._bits.add([reading.texts for reading in self._results[self._bits.count:]],
+                           starts, owners)
+            self._unlisted = (_NO_STARTS, _NO_OWNERS)
             self._tail_bytes = 0
+
+    def _find_starts(self) -> None:
+        """The starts of the strings of the results read since this last ran, in one go (as
+        a lookup of a string an argument may hold needs them)."""
+        if self._started == self._read:
+            return
+        starts, owners, skipped = string_starts([
+            (number, text) for number in range(self._started, self._read)
+            for text in self._results[number].texts])
+        if skipped:
+            walked = [_starts_by_walking(self._results[number]) for number in skipped]
+            starts = np.concatenate([starts, *walked])
+            owners = np.concatenate([owners, *(np.full(len(own), number, dtype=np.int64)
+                                               for number, own in zip(skipped, walked,
+                                                                      strict=True))])
+        self._starts.update(starts.tolist())
+        self._unlisted = (np.concatenate([self._unlisted[0], starts]),
+                          np.concatenate([self._unlisted[1], owners]))
+        self._started = self._read
 
 
 def _starts_by_walking(reading: Reading) -> Any:

@@ -40,20 +40,26 @@ def start_rows(starts: Any) -> Any:
     return ((starts * _WIDE_MULTIPLIER) >> np.uint64(50)).astype(np.int64) + _GRAMS
 
 
-def starts_of(text: bytes) -> Any:
-    """The first 8 bytes (as uint64) of every string of JSON ``text``, found at its quotes in
-    C; a string shorter than 8 bytes gives its closing quote and what follows, which no JSON
-    text of an argument holds (a quote there is escaped). None when a quote follows an escaped
-    backslash (which quotes are escaped then needs counting)."""
-    if b'\\\\"' in text:
-        return None
-    raw = np.frombuffer(text + bytes(START), dtype=np.uint8)
+def string_starts(texts: list[tuple[int, bytes]]) -> tuple[Any, Any, list[int]]:
+    """The first 8 bytes (as uint64) of every string of JSON ``texts`` (each with the number of
+    its result), found at their quotes in a few numpy operations for them all, with the number
+    of each one's result; a string shorter than 8 bytes gives its closing quote and what
+    follows, which no JSON text of an argument holds (a quote there is escaped). Last, the
+    numbers of the results with a text where a quote follows an escaped backslash (which
+    quotes are escaped then needs counting): not read here."""
+    skipped = [number for number, text in texts if b'\\\\"' in text]
+    usable = [(number, text) for number, text in texts if number not in skipped]
+    blob = b"".join(text + bytes(START) for _, text in usable)
+    raw = np.frombuffer(blob + bytes(START), dtype=np.uint8)
     quotes = np.flatnonzero(raw == _QUOTE)
-    if b'\\"' in text:
+    if b'\\"' in blob:
         quotes = quotes[raw[quotes - 1] != _BACKSLASH]
-    opening = quotes[0::2] + 1
-    return np.ascontiguousarray(raw[opening[:, None] + np.arange(START)]).view(np.uint64
-                                                                               ).ravel()
+    opening = quotes[0::2] + 1  # (each text has as many opening quotes as closing ones)
+    windows = np.ndarray((len(raw) - START + 1,), dtype=np.uint64, buffer=raw, strides=(1,))
+    ends = np.cumsum([len(text) + START for _, text in usable])
+    owners = np.array([number for number, _ in usable], dtype=np.int64)[
+        np.searchsorted(ends, opening, side="right")] if usable else opening
+    return windows[opening], owners, skipped
 
 
 class Bits:
@@ -63,11 +69,12 @@ class Bits:
         self._bits = np.zeros((ROWS, 1), dtype=np.uint64)
         self.count = 0  # results added
 
-    def add(self, texts: list[list[bytes]], starts: list[Any]) -> None:
-        """Add results (the next numbers): each one's JSON texts and string starts, all in a
-        few numpy operations. The texts are laid end to end, each padded with NULs to a
-        multiple of 4 bytes and 8 more, so each keeps its grid and no gram spans two (a gram
-        holding a NUL meets no argument's: JSON text has none)."""
+    def add(self, texts: list[list[bytes]], starts: Any, owners: Any) -> None:
+        """Add results (the next numbers): each one's JSON texts, and the starts of their
+        strings with the number of each one's result, all in a few numpy operations. The texts
+        are laid end to end, each padded with NULs to a multiple of 4 bytes and 8 more, so each
+        keeps its grid and no gram spans two (a gram holding a NUL meets no argument's: JSON
+        text has none)."""
         first = self.count
         self.count += len(texts)
         while (self.count - 1) >> 6 >= self._bits.shape[1]:
@@ -81,13 +88,10 @@ class Bits:
             for text in own:
                 pieces.append(text)
                 pieces.append(bytes(-len(text) % STEP + 2 * STEP))
-                size += len(text) // STEP + (1 if len(text) % STEP else 0) + 2
+                size += -(-len(text) // STEP) + 2
             grams.append(size)
-        owners = np.concatenate([
-            np.repeat(np.arange(first, self.count), grams),
-            np.repeat(np.arange(first, self.count), [len(own) for own in starts])])
-        rows = np.concatenate([gram_rows(b"".join(pieces)), start_rows(np.concatenate(
-            starts) if starts else np.zeros(0, dtype=np.uint64))])
+        owners = np.concatenate([np.repeat(np.arange(first, self.count), grams), owners])
+        rows = np.concatenate([gram_rows(b"".join(pieces)), start_rows(starts)])
         np.bitwise_or.at(self._bits, (rows, owners >> 6),
                          np.left_shift(np.uint64(1), (owners & 63).astype(np.uint64)))
 

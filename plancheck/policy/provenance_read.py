@@ -149,7 +149,7 @@ class Reading:
     own, and those of the JSON documents its strings hold), and its numbers once a lookup of a
     number needs them."""
 
-    __slots__ = ("_numbers", "plain", "starts", "texts", "value", "whole")
+    __slots__ = ("_numbers", "plain", "texts", "value", "whole")
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -157,7 +157,6 @@ class Reading:
         self.plain = True  # a tree of JSON values: its parts may be written as JSON text
         self.whole = True  # its texts hold every string it holds (none is a lone surrogate)
         self._numbers: set[float] | None = None
-        self.starts: Any = None  # the first 8 bytes of its strings (uint64), once read
 
     def numbers(self) -> set[float]:
         """The numbers the result holds (its leaves, as :func:`number_key` has them)."""
