@@ -34,6 +34,7 @@ from plancheck.policy.provenance_bits import (
     START,
     Bits,
     numbers_in,
+    scalar_rows,
     start_rows,
     string_starts,
 )
@@ -56,23 +57,10 @@ MAX_SOURCES = 4  # leaves an exact value is traced to: enough to name them, boun
 FEW_STARTS = 16  # recorded starts a long argument is searched for one by one
 # Results read but not yet in the table of bits: a lookup searches each one's texts, in C.
 TAIL, TAIL_BYTES = 16, 64 * 1024
-MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it), and scans
+MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it)
 
 Found = dict[tuple[Path, int], list[FlowIn]]
 _NO_STARTS, _NO_OWNERS = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
-
-
-class _Scan:
-    """How far the results were searched for a value too short to look up by grams (a string
-    of under 6 bytes, or a number), and the results holding it: with MAX_SOURCES leaves found
-    no later result can add one, so a value that comes back costs nothing more."""
-
-    __slots__ = ("holders", "leaves", "next")
-
-    def __init__(self) -> None:
-        self.next = 0
-        self.leaves = 0
-        self.holders: list[int] = []
 
 
 class Provenance:
@@ -89,7 +77,6 @@ class Provenance:
         self._bits = Bits()
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
         self._answers: dict[tuple[Any, ...], list[tuple[Path, Any]]] = {}
-        self._scans: dict[tuple[Any, ...], _Scan] = {}
         # Results whose leaves a lookup walked (each once per value), and results a lookup
         # searched the texts of: what lookups cost, whatever the speed of the machine.
         self.walked = 0
@@ -138,23 +125,24 @@ class Provenance:
             self._exact(path, question, list(range(len(self._results))), None, match, found)
             return
         needle = b'"' + text + b'"'
-        if len(needle) >= GRAM:
-            numbers = [number for number in self._may_hold(needle)
-                       if self._holds(number, needle)]
-        else:
-            numbers = self._scanned(question, lambda number: self._holds(number, needle),
-                                    match, needle)
-        self._exact(path, question, numbers, needle, match, found)
+        self._exact(path, question, self._holding_scalar(
+            hash(text), lambda number: self._holds(number, needle)), needle, match, found)
 
     def _exact_number(self, path: Path, key: float, found: Found) -> None:
         def match(leaf: Any) -> bool:
             return (isinstance(leaf, int | float) and not isinstance(leaf, bool)
                     and number_key(leaf) == key)
 
-        question = ("n", key)
-        numbers = self._scanned(question, lambda number: key in self._results[number].numbers(),
-                                match, None)
-        self._exact(path, question, numbers, None, match, found)
+        self._exact(path, ("n", key), self._holding_scalar(
+            hash(key), lambda number: key in self._results[number].scalars()[1]), None, match,
+            found)
+
+    def _holding_scalar(self, mark: int, may_hold: Callable[[int], bool]) -> list[int]:
+        """The results that may hold a string or a number (by its hash): those the table of
+        bits names, and those not in it yet that ``may_hold`` says may."""
+        return numbers_in(self._bits.held_any(scalar_rows([mark]))) + [
+            number for number in range(self._bits.count, len(self._results))
+            if may_hold(number)]
 
     def _exact(self, path: Path, question: tuple[Any, ...], numbers: list[int],
                needle: bytes | None, match: Callable[[Any], bool], found: Found) -> None:
@@ -165,25 +153,6 @@ class Provenance:
                 left -= 1
             if left <= 0:
                 break
-
-    def _scanned(self, question: tuple[Any, ...], may_hold: Callable[[int], bool],
-                 match: Callable[[Any], bool], needle: bytes | None) -> list[int]:
-        """The results holding a short value, searched one by one from where the last lookup
-        of it stopped, until MAX_SOURCES leaves are found."""
-        scan = self._scans.get(question)
-        if scan is None:
-            if len(self._scans) >= MAX_KEPT:
-                self._scans.clear()
-            scan = self._scans[question] = _Scan()
-        while scan.leaves < MAX_SOURCES and scan.next < len(self._results):
-            number = scan.next
-            scan.next += 1
-            if may_hold(number):
-                held = len(self._matching(number, question, match, needle))
-                if held:
-                    scan.holders.append(number)
-                    scan.leaves += held
-        return scan.holders
 
     def _holding(self, path: Path, value: str, text: bytes | None, found: Found) -> None:
         """The strings of 8 characters or more that hold ``value``, in recording order."""
@@ -301,8 +270,11 @@ class Provenance:
         if self._read - self._bits.count >= TAIL or self._tail_bytes >= TAIL_BYTES:
             self._find_starts()
             starts, owners = self._unlisted
-            self._bits.add([reading.texts for reading in self._results[self._bits.count:]],
-                           starts, owners)
+            tail = self._results[self._bits.count:]
+            self._bits.add([reading.texts for reading in tail], [
+                np.fromiter(map(hash, [*strings, *numbers]), dtype=np.int64,
+                            count=len(strings) + len(numbers))
+                for strings, numbers in (reading.scalars() for reading in tail)], starts, owners)
             self._unlisted = (_NO_STARTS, _NO_OWNERS)
             self._tail_bytes = 0
 

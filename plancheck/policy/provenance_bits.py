@@ -7,9 +7,9 @@ result's text rules out.
 
 The marks of a result, from its JSON texts: the 4-byte grams at every fourth byte (a copy of 8
 bytes or more at any offset covers one of them, so the grams of the copy at its four offsets,
-each offset's in their rows, name every result that may hold it); and the first 8 bytes of each
+each offset's in their rows, name every result that may hold it); the first 8 bytes of each
 string (a string of 8 bytes or more inside an argument starts at one of the argument's 8-byte
-windows).
+windows); and each string (its JSON text) and number, for a value equal to one.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ import numpy as np
 STEP = 4  # grams of 4 bytes at every 4th byte: any copy of 8 bytes covers one
 START = 8  # the bytes of a string's start
 _GRAMS = 1 << 16
-ROWS = _GRAMS + (1 << 14)  # the rows of the grams, then those of the starts
+_OTHERS = 1 << 14
+_TOKENS = _GRAMS + _OTHERS
+ROWS = _TOKENS + _OTHERS  # the rows of the grams, then those of the starts, of the scalars
 _MULTIPLIER = np.uint32(2654435761)  # Knuth's multiplicative hash: the top bits are the row
 _WIDE_MULTIPLIER = np.uint64(11400714819323198485)
 _HEAD = 5 * STEP  # a lookup reads the grams of a copy's first 20 bytes (three at each offset)
@@ -33,6 +35,11 @@ def gram_rows(text: bytes, offset: int = 0) -> Any:
     grams = np.frombuffer(text, dtype=np.uint32, count=(len(text) - offset) // STEP,
                           offset=offset)
     return (grams * _MULTIPLIER) >> np.uint32(16)
+
+
+def scalar_rows(hashes: Any) -> Any:
+    """The rows of strings (their JSON texts) and numbers, by their Python hashes."""
+    return (np.asarray(hashes, dtype=np.int64) & (_OTHERS - 1)) + _TOKENS
 
 
 def start_rows(starts: Any) -> Any:
@@ -69,9 +76,11 @@ class Bits:
         self._bits = np.zeros((ROWS, 1), dtype=np.uint64)
         self.count = 0  # results added
 
-    def add(self, texts: list[list[bytes]], starts: Any, owners: Any) -> None:
-        """Add results (the next numbers): each one's JSON texts, and the starts of their
-        strings with the number of each one's result, all in a few numpy operations. The texts
+    def add(self, texts: list[list[bytes]], scalars: list[Any], starts: Any, owners: Any
+            ) -> None:
+        """Add results (the next numbers): each one's JSON texts and the hashes of its
+        strings and numbers, and the starts of their strings with the number of each one's
+        result, all in a few numpy operations. The texts
         are laid end to end, each padded with NULs to a multiple of 4 bytes and 8 more, so each
         keeps its grid and no gram spans two (a gram holding a NUL meets no argument's: JSON
         text has none)."""
@@ -90,10 +99,20 @@ class Bits:
                 pieces.append(bytes(-len(text) % STEP + 2 * STEP))
                 size += -(-len(text) // STEP) + 2
             grams.append(size)
-        owners = np.concatenate([np.repeat(np.arange(first, self.count), grams), owners])
-        rows = np.concatenate([gram_rows(b"".join(pieces)), start_rows(starts)])
-        np.bitwise_or.at(self._bits, (rows, owners >> 6),
-                         np.left_shift(np.uint64(1), (owners & 63).astype(np.uint64)))
+        numbers = np.arange(first, self.count)
+        owners = np.concatenate([np.repeat(numbers, grams), owners,
+                                 np.repeat(numbers, [len(own) for own in scalars])])
+        rows = np.concatenate([gram_rows(b"".join(pieces)), start_rows(starts),
+                               scalar_rows(np.concatenate(scalars))])
+        order = np.argsort(owners, kind="stable")
+        rows = rows[order]
+        bounds = np.searchsorted(owners[order], np.arange(first, self.count + 1))
+        # A result at a time: its rows set its bit, each row once (ufunc.at, which would take
+        # them all at once, costs 20 times as much)
+        for number in range(first, self.count):
+            column = self._bits[:, number >> 6]
+            column[rows[bounds[number - first]:bounds[number - first + 1]]] |= np.uint64(
+                1 << (number & 63))
 
     def held_any(self, rows: Any) -> int:
         """The results whose bit is set in some row of ``rows``, as an int of their bits."""

@@ -146,23 +146,25 @@ def number_key(value: int | float) -> float | None:
 
 class Reading:
     """What lookups search in one recorded result before they walk it: its JSON texts (its
-    own, and those of the JSON documents its strings hold), and its numbers once a lookup of a
-    number needs them."""
+    own, and those of the JSON documents its strings hold), and its strings and numbers once a
+    lookup or the table of bits needs them."""
 
-    __slots__ = ("_numbers", "plain", "texts", "value", "whole")
+    __slots__ = ("_scalars", "plain", "texts", "value", "whole")
 
     def __init__(self, value: Any) -> None:
         self.value = value
         self.texts: list[bytes] = []
         self.plain = True  # a tree of JSON values: its parts may be written as JSON text
         self.whole = True  # its texts hold every string it holds (none is a lone surrogate)
-        self._numbers: set[float] | None = None
+        self._scalars: tuple[set[bytes], set[float]] | None = None
 
-    def numbers(self) -> set[float]:
-        """The numbers the result holds (its leaves, as :func:`number_key` has them)."""
-        if self._numbers is None:
-            self._numbers = _numbers_in(self)
-        return self._numbers
+    def scalars(self) -> tuple[set[bytes], set[float]]:
+        """The strings (their JSON texts) and numbers (as :func:`number_key` has them) of the
+        result, keys and others that are not leaves among them at times (a lookup walks the
+        result before it says a leaf is there)."""
+        if self._scalars is None:
+            self._scalars = _scalars_in(self)
+        return self._scalars
 
 
 def read(value: Any) -> Reading:
@@ -238,14 +240,25 @@ def _plain_tree(value: Any) -> bool:
     return True
 
 
-def _numbers_in(reading: Reading) -> set[float]:
-    """The numbers of a result: outside the strings of its JSON text, with the literals
-    removed and every byte that is in no number made a space, what is left are numbers."""
+def _scalars_in(reading: Reading) -> tuple[set[bytes], set[float]]:
+    """The strings (as JSON text) and numbers of a result. Compact JSON text with no escaped
+    quote has a quote only where a string starts or ends: split at its quotes, it gives its
+    strings (the odd pieces; a key, followed by a colon, marked by a NUL before its closing
+    quote, which no string's text holds: \\u0000) and, between them, its numbers (with the
+    literals removed and every byte that is in no number made a space, what is left)."""
     texts = reading.texts
     if not reading.plain or len(texts) != 1 or b'\\"' in texts[0]:
-        return {key for _, leaf in leaves(reading.value)
-                if isinstance(leaf, int | float) and not isinstance(leaf, bool)
-                and (key := number_key(leaf)) is not None}
-    outside = b" ".join(texts[0].split(b'"')[0::2])
+        strings: set[bytes] = set()
+        numbers: set[float] = set()
+        for _, leaf in leaves(reading.value):
+            if isinstance(leaf, str):
+                if leaf and (text := encoded(leaf)) is not None:
+                    strings.add(text)
+            elif isinstance(leaf, int | float) and not isinstance(leaf, bool) and \
+                    (key := number_key(leaf)) is not None:
+                numbers.add(key)
+        return strings, numbers
+    pieces = texts[0].replace(b'":', b'\x00":').split(b'"')
+    outside = b" ".join(pieces[0::2])
     outside = outside.replace(b"true", b"").replace(b"false", b"").replace(b"null", b"")
-    return set(map(float, outside.translate(_NOT_NUMBER).split()))
+    return set(pieces[1::2]), set(map(float, outside.translate(_NOT_NUMBER).split()))

@@ -7,6 +7,8 @@ lookups."""
 
 from __future__ import annotations
 
+import json
+import random
 from typing import Any
 
 from hypothesis import given, settings
@@ -153,3 +155,111 @@ def test_strings_held_by_a_long_argument_are_found_in_order_of_where_it_holds_th
         flows = provenance.flows_into({"body": value})
         assert [(f.source, f.source_path, f.kind) for f in flows] == [
             (1, (0,), CONTAINED), (0, ("path",), CONTAINED)], extra
+
+
+# Results as tools return them, many of them (more than the lookups search one by one before
+# the table of bits takes them), with what makes a JSON text hard to read: escapes, quotes, JSON
+# inside strings, numbers, parts held twice, tuples (no JSON arrays to a walk).
+texts_escaped = st.text(alphabet='ab/_ é💧"\\{}[]:,1', min_size=0, max_size=30)
+
+
+@st.composite
+def _long_session(draw: st.DrawFn) -> tuple[list[Any], list[dict[str, Any]]]:
+    results: list[Any] = []
+    calls: list[dict[str, Any]] = []
+    pieces: list[str] = []
+    for _ in range(draw(st.integers(1, 40))):
+        strings = draw(st.lists(texts_escaped, min_size=1, max_size=4))
+        pieces.extend(strings)
+        shape = draw(st.sampled_from(["flat", "records", "mcp", "json-text", "tuple", "shared"]))
+        if shape == "flat":
+            results.append(strings[0])
+        elif shape == "records":
+            results.append({"items": [{"name": s, "size": len(s), "score": 1.5} for s in strings]})
+        elif shape == "mcp":
+            results.append({"content": [{"type": "text", "text": s} for s in strings]})
+        elif shape == "json-text":
+            results.append({"text": '{"files": ' + json.dumps(strings) + ', "n": 7}'})
+        elif shape == "tuple":
+            results.append([tuple(strings), {"kept": strings}])
+        else:
+            results.append({"twice": [strings, strings]})
+        arguments: dict[str, Any] = {}
+        if draw(st.booleans()):
+            for n in range(draw(st.integers(1, 3))):
+                source = draw(st.sampled_from(pieces))
+                how = draw(st.sampled_from(["part", "whole", "around", "number", "score"]))
+                if how == "part" and source:
+                    start = draw(st.integers(0, len(source) - 1))
+                    arguments[f"a{n}"] = source[start:draw(st.integers(start, len(source)))]
+                elif how == "around":
+                    arguments[f"a{n}"] = draw(texts_escaped) + source + draw(texts_escaped)
+                elif how == "number":
+                    arguments[f"a{n}"] = len(source)
+                elif how == "score":
+                    arguments[f"a{n}"] = 1.5
+                else:
+                    arguments[f"a{n}"] = source
+        calls.append(arguments)
+    return results, calls
+
+
+@settings(max_examples=150, deadline=None)
+@given(_long_session())
+def test_the_table_of_bits_and_the_unlisted_results_find_what_the_scan_finds(
+        session: tuple[list[Any], list[dict[str, Any]]]) -> None:
+    """Lookups between records, as a guard makes them: results still searched one by one and
+    results the table of bits names give the flows a scan of every recorded leaf gives."""
+    results, calls = session
+    provenance = Provenance()
+    recorded: list[tuple[int, Any]] = []
+    for index, (result, arguments) in enumerate(zip(results, calls, strict=True)):
+        provenance.record(index, result)
+        recorded.append((index, result))
+        if arguments:
+            assert _shown(provenance.flows_into(arguments)) == _shown(
+                _oracle(recorded, arguments))
+
+
+def _varied(rng: random.Random, number: int) -> Any:
+    """A 1-4 KB result of prose from few words (every common gram in every result), JSON
+    records or a hex dump: what makes a lookup read more as results pile up, if it can."""
+    words = ("the", "flood", "river", "gauge", "level", "rose", "and", "of", "station")
+    kind = number % 3
+    if kind == 0:
+        return {"content": [{"type": "text", "text": " ".join(
+            rng.choice(words) for _ in range(rng.randint(150, 600)))}]}
+    if kind == 1:
+        return {"items": [{"id": rng.getrandbits(40), "path": f"src/{rng.choice(words)}/"
+                           f"{rng.choice(words)}_{rng.randrange(10**6)}.py"}
+                          for _ in range(rng.randint(20, 60))]}
+    return "\n".join(f"{offset:08x}  " + " ".join(f"{rng.getrandbits(8):02x}" for _ in range(16))
+                     for offset in range(0, rng.randint(1000, 4000) // 3, 16))
+
+
+def test_what_a_lookup_reads_does_not_grow_with_the_results_before_it() -> None:
+    """The flatness of lookups, counted (not timed): after 40 results and after 400, a copy
+    of a path from the last result, text holding it, a part of it, a short value and a number
+    make the lookups search and walk about as many results: those that hold the values, and a
+    few more that share a row of the table of bits. Common words in every result do not make
+    every result a candidate, as lists of texts per gram did, nor does a short value (all
+    results were searched for one)."""
+    read: list[list[int]] = []
+    for count in (40, 400):
+        rng = random.Random(7)
+        provenance = Provenance()
+        for number in range(count):
+            provenance.record(number, _varied(rng, number))
+        last = _varied(rng, 1)
+        provenance.record(count, last)
+        path = last["items"][3]["path"]
+        provenance.flows_into({"warm": "x"})  # (reading the results is not a lookup)
+        read.append([])
+        for arguments in ({"path": path}, {"body": f"see {path} and the river level"},
+                          {"query": path[-12:]}, {"mode": "zz"}, {"n": 123456789}):
+            before = provenance.searched + provenance.walked
+            flows = provenance.flows_into(arguments)
+            read[-1].append(provenance.searched + provenance.walked - before)
+            if "mode" not in arguments and "n" not in arguments:
+                assert count in {flow.source for flow in flows}, arguments
+    assert all(late <= early + 3 for early, late in zip(*read, strict=True)), read
