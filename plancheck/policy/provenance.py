@@ -77,6 +77,9 @@ class Provenance:
         self._bits = Bits()
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
         self._answers: dict[tuple[Any, ...], list[tuple[Path, Any]]] = {}
+        # value -> (the results not in the table searched for it: those before this one, and
+        # of those the ones that may hold it)
+        self._unlisted_holders: dict[tuple[Any, ...], tuple[int, list[int]]] = {}
         # Results whose leaves a lookup walked (each once per value), and results a lookup
         # searched the texts of: what lookups cost, whatever the speed of the machine.
         self.walked = 0
@@ -126,23 +129,33 @@ class Provenance:
             return
         needle = b'"' + text + b'"'
         self._exact(path, question, self._holding_scalar(
-            hash(text), lambda number: self._holds(number, needle)), needle, match, found)
+            question, hash(text), lambda number: self._holds(number, needle)), needle, match,
+            found)
 
     def _exact_number(self, path: Path, key: float, found: Found) -> None:
         def match(leaf: Any) -> bool:
             return (isinstance(leaf, int | float) and not isinstance(leaf, bool)
                     and number_key(leaf) == key)
 
-        self._exact(path, ("n", key), self._holding_scalar(
-            hash(key), lambda number: key in self._results[number].scalars()[1]), None, match,
-            found)
+        question = ("n", key)
+        self._exact(path, question, self._holding_scalar(
+            question, hash(key), lambda number: key in self._results[number].scalars()[1]),
+            None, match, found)
 
-    def _holding_scalar(self, mark: int, may_hold: Callable[[int], bool]) -> list[int]:
-        """The results that may hold a string or a number (by its hash): those the table of
-        bits names, and those not in it yet that ``may_hold`` says may."""
-        return numbers_in(self._bits.held_any(scalar_rows([mark]))) + [
-            number for number in range(self._bits.count, len(self._results))
-            if may_hold(number)]
+    def _holding_scalar(self, question: tuple[Any, ...], mark: int,
+                        may_hold: Callable[[int], bool]) -> list[int]:
+        """The results that may hold a string or a number (``mark``: its hash): those the
+        table of bits names, and those not in it yet that ``may_hold`` says may (asked once
+        per result and value: the same values come back call after call)."""
+        listed = self._bits.count
+        searched, holding = self._unlisted_holders.get(question, (listed, []))
+        holding = [number for number in holding if number >= listed]
+        holding.extend(number for number in range(max(searched, listed), len(self._results))
+                       if may_hold(number))
+        if len(self._unlisted_holders) >= MAX_KEPT:
+            self._unlisted_holders.clear()
+        self._unlisted_holders[question] = (len(self._results), holding)
+        return numbers_in(self._bits.held_any(scalar_rows([mark]))) + holding
 
     def _exact(self, path: Path, question: tuple[Any, ...], numbers: list[int],
                needle: bytes | None, match: Callable[[Any], bool], found: Found) -> None:
@@ -242,6 +255,9 @@ class Provenance:
         is read by eight memoryview casts and met with the starts by a set operation: no
         Python step per position (an 8 MB argument took two seconds a lookup)."""
         starts = self._starts
+        if len(text) < 8 * START:  # (a short text: its few windows one by one)
+            return sorted(starts.intersection(int.from_bytes(text[at:at + START], sys.byteorder)
+                                              for at in range(len(text) - START + 1)))
         if len(starts) <= FEW_STARTS and len(text) >= FEW_STARTS * 1024:
             # (each start looked for in C: the argument read a few times over, far less
             # than a set operation per window; an 8 MB argument took 0.6 s by windows)
