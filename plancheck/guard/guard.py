@@ -243,7 +243,9 @@ class Guard:
             # A value inside itself, or parts shared so often that a walk of every path would
             # not end, first: json_problem walks every path.
             # (A value inside itself json_problem finds at once, and names as an argument.)
-            shared = json_data_problem(arguments)
+            # (Arguments of strings, numbers and the like under string keys, the most
+            # common, hold no part to share: no walk of their containers.)
+            shared = None if _flat(arguments) else json_data_problem(arguments)
             not_json = ("", shared) if shared is not None and not shared.endswith(
                 "contains itself") else json_problem(arguments, MAX_DEPTH)
             if not_json is not None:
@@ -547,6 +549,12 @@ class Guard:
         self._proposed += 1
         return self._refuse(call_id, None, [make(code, why, data={"call_id": call_id},
                                                  severity=Severity.ERROR)])
+
+
+def _flat(arguments: dict[str, Any]) -> bool:
+    """Whether ``arguments`` hold no container, under string keys only."""
+    return all(type(key) is str for key in arguments) and not any(
+        isinstance(value, dict | list | tuple | set) for value in arguments.values())
 
 
 def _flow_line(flow: dict[str, Any]) -> str:
