@@ -206,8 +206,11 @@ class Provenance:
         for number in numbers:
             strings = None if text is None else _strings_held(self._results[number].texts,
                                                               heads, value, text)
-            if strings is not None and len(strings) <= 1:
-                # (one string: the paths of its copies, which later lookups of it share)
+            if strings is not None and len({string[:GRAM] for string in strings}) == len(
+                    strings):
+                # The paths of each string's copies, which later lookups of it share; ordered
+                # by where the value holds each string's start, which no two share (else the
+                # order of the leaves of both in the result would be needed: the walk below).
                 for string in strings:
                     at = value.find(string[:GRAM])
                     for order, (source_path, _) in enumerate(self._matching(

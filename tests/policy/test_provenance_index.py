@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plancheck.policy.provenance import GRAM, MAX_SOURCES, Provenance, leaves
@@ -204,7 +204,8 @@ def _long_session(draw: st.DrawFn) -> tuple[list[Any], list[dict[str, Any]]]:
     return results, calls
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(_long_session())
 def test_the_table_of_bits_and_the_unlisted_results_find_what_the_scan_finds(
         session: tuple[list[Any], list[dict[str, Any]]]) -> None:
