@@ -28,17 +28,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
-
-from plancheck.policy.provenance_bits import (
-    START,
-    Bits,
-    numbers_in,
-    scalar_rows,
-    start_rows,
-    string_starts,
-)
 from plancheck.policy.provenance_read import (
+    START,
     Path,
     Reading,
     encoded,
@@ -46,6 +37,7 @@ from plancheck.policy.provenance_read import (
     matching,
     number_key,
     read,
+    string_starts,
 )
 from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn, PolicyCall
 from plancheck.records import replace
@@ -60,7 +52,6 @@ TAIL, TAIL_BYTES = 16, 64 * 1024
 MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it)
 
 Found = dict[tuple[Path, int], list[FlowIn]]
-_NO_STARTS, _NO_OWNERS = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
 
 
 class Provenance:
@@ -72,9 +63,12 @@ class Provenance:
         self._read = 0  # results before this one are read (those after are not yet)
         self._tail_bytes = 0  # of the texts of the results read but not in the table
         self._started = 0  # results before this one have their strings' starts found
-        self._unlisted = (_NO_STARTS, _NO_OWNERS)  # starts not in the table, their results
+        self._unlisted: list[list[int]] = []  # the starts of the results not in the table
         self._textless: list[int] = []  # results holding a string their texts do not
-        self._bits = Bits()
+        # The table of bits (:mod:`.provenance_bits`, numpy), once results are many, and how
+        # many results are in it.
+        self._table: Any = None
+        self._listed = 0
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
         self._answers: dict[tuple[Any, ...], list[tuple[Path, Any]]] = {}
         # value -> (the results not in the table searched for it: those before this one, and
@@ -147,7 +141,7 @@ class Provenance:
         """The results that may hold a string or a number (``mark``: its hash): those the
         table of bits names, and those not in it yet that ``may_hold`` says may (asked once
         per result and value: the same values come back call after call)."""
-        listed = self._bits.count
+        listed = self._listed
         searched, holding = self._unlisted_holders.get(question, (listed, []))
         holding = [number for number in holding if number >= listed]
         holding.extend(number for number in range(max(searched, listed), len(self._results))
@@ -155,7 +149,7 @@ class Provenance:
         if len(self._unlisted_holders) >= MAX_KEPT:
             self._unlisted_holders.clear()
         self._unlisted_holders[question] = (len(self._results), holding)
-        return numbers_in(self._bits.held_any(scalar_rows([mark]))) + holding
+        return (self._table.holding_scalar(mark) if self._table else []) + holding
 
     def _exact(self, path: Path, question: tuple[Any, ...], numbers: list[int],
                needle: bytes | None, match: Callable[[Any], bool], found: Found) -> None:
@@ -197,9 +191,8 @@ class Provenance:
             if not starts:
                 return
             heads = [b'"' + start.to_bytes(START, sys.byteorder) for start in starts]
-            numbers = numbers_in(self._bits.held_any(start_rows(np.array(
-                starts, dtype=np.uint64)))) + [
-                number for number in range(self._bits.count, len(self._results))
+            numbers = (self._table.holding_start(starts) if self._table else []) + [
+                number for number in range(self._listed, len(self._results))
                 if any(head in text for text in self._results[number].texts
                        for head in heads)]
         held: list[tuple[int, int, int, Path]] = []
@@ -229,8 +222,8 @@ class Provenance:
     def _may_hold(self, needle: bytes) -> list[int]:
         """The results that may hold ``needle`` (8 bytes or more): those the table names, and
         those not in it yet."""
-        return numbers_in(self._bits.holding_copy(needle)) + list(
-            range(self._bits.count, len(self._results)))
+        return (self._table.holding_copy(needle) if self._table else []) + list(
+            range(self._listed, len(self._results)))
 
     def _holds(self, number: int, needle: bytes) -> bool:
         self.searched += 1
@@ -286,42 +279,32 @@ class Provenance:
             if not reading.whole:
                 self._textless.append(number)
         self._read = len(self._results)
-        if self._read - self._bits.count >= TAIL or self._tail_bytes >= TAIL_BYTES:
-            self._find_starts()
-            starts, owners = self._unlisted
-            tail = self._results[self._bits.count:]
-            self._bits.add([reading.texts for reading in tail], [
-                np.fromiter(map(hash, [*strings, *numbers]), dtype=np.int64,
-                            count=len(strings) + len(numbers))
-                for strings, numbers in (reading.scalars() for reading in tail)], starts, owners)
-            self._unlisted = (_NO_STARTS, _NO_OWNERS)
-            self._tail_bytes = 0
+        if self._read - self._listed >= TAIL or self._tail_bytes >= TAIL_BYTES:
+            self._list()
+
+    def _list(self) -> None:
+        """Add the results not in the table of bits to it, in one go."""
+        if self._table is None:
+            # (numpy, imported only now: a short session never pays for it)
+            from plancheck.policy.provenance_bits import Bits
+
+            self._table = Bits()
+        self._find_starts()
+        tail = self._results[self._listed:]
+        self._table.add([reading.texts for reading in tail],
+                        [reading.scalars() for reading in tail], self._unlisted)
+        self._listed = len(self._results)
+        self._unlisted = []
+        self._tail_bytes = 0
 
     def _find_starts(self) -> None:
-        """The starts of the strings of the results read since this last ran, in one go (as
-        a lookup of a string an argument may hold needs them)."""
-        if self._started == self._read:
-            return
-        starts, owners, skipped = string_starts([
-            (number, text) for number in range(self._started, self._read)
-            for text in self._results[number].texts])
-        if skipped:
-            walked = [_starts_by_walking(self._results[number]) for number in skipped]
-            starts = np.concatenate([starts, *walked])
-            owners = np.concatenate([owners, *(np.full(len(own), number, dtype=np.int64)
-                                               for number, own in zip(skipped, walked,
-                                                                      strict=True))])
-        self._starts.update(starts.tolist())
-        self._unlisted = (np.concatenate([self._unlisted[0], starts]),
-                          np.concatenate([self._unlisted[1], owners]))
+        """The starts of the strings of the results read since this last ran (as a lookup
+        of a string an argument may hold needs them, or the table)."""
+        for number in range(self._started, self._read):
+            starts = string_starts(self._results[number])
+            self._starts.update(starts)
+            self._unlisted.append(starts)
         self._started = self._read
-
-
-def _starts_by_walking(reading: Reading) -> Any:
-    """The starts of a result's strings, where its text cannot be cut at its quotes."""
-    starts = b"".join((text[:START] + bytes(START))[:START] for _, leaf in leaves(reading.value)
-                      if isinstance(leaf, str) and (text := encoded(leaf)) is not None)
-    return np.frombuffer(starts, dtype=np.uint64)
 
 
 def _strings_held(texts: list[bytes], heads: list[bytes], value: str, needle: bytes

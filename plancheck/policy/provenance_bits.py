@@ -1,4 +1,5 @@
-"""Which recorded results may hold a piece of text: one bit per result in each row of a table,
+"""Which recorded results may hold a piece of text (numpy is imported only here, and this
+module only once a table is needed): one bit per result in each row of a table,
 a row for each hash of a mark, so a lookup reads the few rows of its marks however many results
 came before (a row is a word per 64 results: the rows of a mark every result holds cost what
 those of a rare one do). A result's marks go in with one numpy operation, in C: no Python step
@@ -27,7 +28,6 @@ ROWS = _TOKENS + _OTHERS  # the rows of the grams, then those of the starts, of 
 _MULTIPLIER = np.uint32(2654435761)  # Knuth's multiplicative hash: the top bits are the row
 _WIDE_MULTIPLIER = np.uint64(11400714819323198485)
 _HEAD = 5 * STEP  # a lookup reads the grams of a copy's first 20 bytes (three at each offset)
-_QUOTE, _BACKSLASH = ord('"'), ord("\\")
 
 
 def gram_rows(text: bytes, offset: int = 0) -> Any:
@@ -47,28 +47,6 @@ def start_rows(starts: Any) -> Any:
     return ((starts * _WIDE_MULTIPLIER) >> np.uint64(50)).astype(np.int64) + _GRAMS
 
 
-def string_starts(texts: list[tuple[int, bytes]]) -> tuple[Any, Any, list[int]]:
-    """The first 8 bytes (as uint64) of every string of JSON ``texts`` (each with the number of
-    its result), found at their quotes in a few numpy operations for them all, with the number
-    of each one's result; a string shorter than 8 bytes gives its closing quote and what
-    follows, which no JSON text of an argument holds (a quote there is escaped). Last, the
-    numbers of the results with a text where a quote follows an escaped backslash (which
-    quotes are escaped then needs counting): not read here."""
-    skipped = [number for number, text in texts if b'\\\\"' in text]
-    usable = [(number, text) for number, text in texts if number not in skipped]
-    blob = b"".join(text + bytes(START) for _, text in usable)
-    raw = np.frombuffer(blob + bytes(START), dtype=np.uint8)
-    quotes = np.flatnonzero(raw == _QUOTE)
-    if b'\\"' in blob:
-        quotes = quotes[raw[quotes - 1] != _BACKSLASH]
-    opening = quotes[0::2] + 1  # (each text has as many opening quotes as closing ones)
-    windows = np.ndarray((len(raw) - START + 1,), dtype=np.uint64, buffer=raw, strides=(1,))
-    ends = np.cumsum([len(text) + START for _, text in usable])
-    owners = np.array([number for number, _ in usable], dtype=np.int64)[
-        np.searchsorted(ends, opening, side="right")] if usable else opening
-    return windows[opening], owners, skipped
-
-
 class Bits:
     """The table: ``ROWS`` rows of one bit per result, a word per 64 results."""
 
@@ -76,8 +54,8 @@ class Bits:
         self._bits = np.zeros((ROWS, 1), dtype=np.uint64)
         self.count = 0  # results added
 
-    def add(self, texts: list[list[bytes]], scalars: list[Any], starts: Any, owners: Any
-            ) -> None:
+    def add(self, texts: list[list[bytes]], scalars: list[tuple[set[bytes], set[float]]],
+            starts: list[list[int]]) -> None:
         """Add results (the next numbers): each one's JSON texts and the hashes of its
         strings and numbers, and the starts of their strings with the number of each one's
         result, all in a few numpy operations. The texts
@@ -100,10 +78,15 @@ class Bits:
                 size += -(-len(text) // STEP) + 2
             grams.append(size)
         numbers = np.arange(first, self.count)
-        owners = np.concatenate([np.repeat(numbers, grams), owners,
-                                 np.repeat(numbers, [len(own) for own in scalars])])
-        rows = np.concatenate([gram_rows(b"".join(pieces)), start_rows(starts),
-                               scalar_rows(np.concatenate(scalars))])
+        hashes = [np.fromiter(map(hash, [*strings, *values]), dtype=np.int64,
+                              count=len(strings) + len(values)) for strings, values in scalars]
+        owners = np.concatenate([np.repeat(numbers, grams),
+                                 np.repeat(numbers, [len(own) for own in starts]),
+                                 np.repeat(numbers, [len(own) for own in hashes])])
+        rows = np.concatenate([
+            gram_rows(b"".join(pieces)),
+            start_rows(np.fromiter((start for own in starts for start in own), dtype=np.uint64)),
+            scalar_rows(np.concatenate(hashes))])
         order = np.argsort(owners, kind="stable")
         rows = rows[order]
         bounds = np.searchsorted(owners[order], np.arange(first, self.count + 1))
@@ -114,12 +97,22 @@ class Bits:
             column[rows[bounds[number - first]:bounds[number - first + 1]]] |= np.uint64(
                 1 << (number & 63))
 
-    def held_any(self, rows: Any) -> int:
-        """The results whose bit is set in some row of ``rows``, as an int of their bits."""
+    def holding_scalar(self, mark: int) -> list[int]:
+        """The results that may hold a string or a number (``mark``: its hash)."""
+        return numbers_in(self._held_any(scalar_rows([mark])))
+
+    def holding_start(self, starts: list[int]) -> list[int]:
+        """The results that may hold a string starting with one of ``starts``."""
+        return numbers_in(self._held_any(start_rows(np.array(starts, dtype=np.uint64))))
+
+    def holding_copy(self, needle: bytes) -> list[int]:
+        """The results that may hold ``needle`` (8 bytes or more) in one of their texts."""
+        return numbers_in(self._holding_copy(needle))
+
+    def _held_any(self, rows: Any) -> int:
         return _as_int(np.bitwise_or.reduce(self._bits[rows], axis=0))
 
-    def holding_copy(self, needle: bytes) -> int:
-        """The results that may hold ``needle`` (8 bytes or more) in one of their texts."""
+    def _holding_copy(self, needle: bytes) -> int:
         head = needle[:_HEAD]
         found: Any = None
         for offset in range(STEP):
