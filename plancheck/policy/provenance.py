@@ -48,7 +48,7 @@ GRAM = 8  # the shortest string whose containment is evidence of a copy
 MAX_SOURCES = 4  # leaves an exact value is traced to: enough to name them, bounded in time
 FEW_STARTS = 16  # recorded starts a long argument is searched for one by one
 # Results read but not yet in the table of bits: a lookup searches each one's texts, in C.
-TAIL, TAIL_BYTES = 16, 64 * 1024
+TAIL, TAIL_BYTES = 64, 64 * 1024
 MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it)
 
 Found = dict[tuple[Path, int], list[FlowIn]]
@@ -57,7 +57,10 @@ Found = dict[tuple[Path, int], list[FlowIn]]
 class Provenance:
     """The results recorded so far, indexed for the two lookups as lookups need them."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, tail: int = TAIL) -> None:
+        """``tail``: how many results are searched one by one before they go into the table
+        of bits (64 KB of text sends them sooner)."""
+        self._tail = tail
         self._results: list[Reading] = []  # by number (the order of recording)
         self._calls: list[int] = []  # number -> the call whose result it is
         self._read = 0  # results before this one are read (those after are not yet)
@@ -120,6 +123,10 @@ class Provenance:
         question = ("s", value)
         if text is None:  # (a lone surrogate: no JSON text to look for)
             self._exact(path, question, list(range(len(self._results))), None, match, found)
+            return
+        if len(text) >= 1024:  # (its grams name the results that may hold it: no hash of MBs)
+            self._exact(path, question, [number for number in self._may_hold(text)
+                                         if self._holds(number, text)], text, match, found)
             return
         needle = b'"' + text + b'"'
         self._exact(path, question, self._holding_scalar(
@@ -197,8 +204,9 @@ class Provenance:
                        for head in heads)]
         held: list[tuple[int, int, int, Path]] = []
         for number in numbers:
-            strings = None if text is None else _strings_held(self._results[number].texts,
-                                                              heads, value, text)
+            reading = self._results[number]
+            strings = None if text is None or reading.dropped else _strings_held(
+                reading.texts, heads, value, text)
             if strings is not None and len({string[:GRAM] for string in strings}) == len(
                     strings):
                 # The paths of each string's copies, which later lookups of it share; ordered
@@ -227,7 +235,8 @@ class Provenance:
 
     def _holds(self, number: int, needle: bytes) -> bool:
         self.searched += 1
-        return any(needle in text for text in self._results[number].texts)
+        reading = self._results[number]
+        return reading.dropped or any(needle in text for text in reading.texts)
 
     def _matching(self, number: int, question: tuple[Any, ...], match: Callable[[Any], bool],
                   needle: bytes | None) -> list[tuple[Path, Any]]:
@@ -279,7 +288,7 @@ class Provenance:
             if not reading.whole:
                 self._textless.append(number)
         self._read = len(self._results)
-        if self._read - self._listed >= TAIL or self._tail_bytes >= TAIL_BYTES:
+        if self._read - self._listed >= self._tail or self._tail_bytes >= TAIL_BYTES:
             self._list()
 
     def _list(self) -> None:
@@ -293,6 +302,8 @@ class Provenance:
         tail = self._results[self._listed:]
         self._table.add([reading.texts for reading in tail],
                         [reading.scalars() for reading in tail], self._unlisted)
+        for reading in tail:
+            reading.listed()
         self._listed = len(self._results)
         self._unlisted = []
         self._tail_bytes = 0

@@ -27,6 +27,7 @@ _TOKENS = _GRAMS + _OTHERS
 ROWS = _TOKENS + _OTHERS  # the rows of the grams, then those of the starts, of the scalars
 _MULTIPLIER = np.uint32(2654435761)  # Knuth's multiplicative hash: the top bits are the row
 _WIDE_MULTIPLIER = np.uint64(11400714819323198485)
+_CHUNK = 1 << 20  # bytes of text whose grams are read at a time
 _HEAD = 5 * STEP  # a lookup reads the grams of a copy's first 20 bytes (three at each offset)
 
 
@@ -56,46 +57,56 @@ class Bits:
 
     def add(self, texts: list[list[bytes]], scalars: list[tuple[set[bytes], set[float]]],
             starts: list[list[int]]) -> None:
-        """Add results (the next numbers): each one's JSON texts and the hashes of its
-        strings and numbers, and the starts of their strings with the number of each one's
-        result, all in a few numpy operations. The texts
-        are laid end to end, each padded with NULs to a multiple of 4 bytes and 8 more, so each
-        keeps its grid and no gram spans two (a gram holding a NUL meets no argument's: JSON
-        text has none)."""
+        """Add results (the next numbers): each one's JSON texts, the hashes of its strings
+        and numbers and the starts of its strings, in a few numpy operations for them all. The
+        texts are laid end to end, at most 1 MB at a time (the arrays of a long result's grams
+        stay small), each padded with NULs to a multiple of 4 bytes and 8 more, so each keeps
+        its grid and no gram spans two (a gram holding a NUL meets no argument's: JSON text
+        has none)."""
         first = self.count
         self.count += len(texts)
         while (self.count - 1) >> 6 >= self._bits.shape[1]:
             wider = np.zeros((ROWS, 2 * self._bits.shape[1]), dtype=np.uint64)
             wider[:, :self._bits.shape[1]] = self._bits
             self._bits = wider
-        pieces: list[bytes] = []
-        grams: list[int] = []
-        for own in texts:
-            size = 0
-            for text in own:
-                pieces.append(text)
-                pieces.append(bytes(-len(text) % STEP + 2 * STEP))
-                size += -(-len(text) // STEP) + 2
-            grams.append(size)
-        numbers = np.arange(first, self.count)
+        numbers = list(range(first, self.count))
         hashes = [np.fromiter(map(hash, [*strings, *values]), dtype=np.int64,
                               count=len(strings) + len(values)) for strings, values in scalars]
-        owners = np.concatenate([np.repeat(numbers, grams),
-                                 np.repeat(numbers, [len(own) for own in starts]),
-                                 np.repeat(numbers, [len(own) for own in hashes])])
-        rows = np.concatenate([
-            gram_rows(b"".join(pieces)),
-            start_rows(np.fromiter((start for own in starts for start in own), dtype=np.uint64)),
-            scalar_rows(np.concatenate(hashes))])
-        order = np.argsort(owners, kind="stable")
-        rows = rows[order]
-        bounds = np.searchsorted(owners[order], np.arange(first, self.count + 1))
-        # A result at a time: its rows set its bit, each row once (ufunc.at, which would take
-        # them all at once, costs 20 times as much)
-        for number in range(first, self.count):
-            column = self._bits[:, number >> 6]
-            column[rows[bounds[number - first]:bounds[number - first + 1]]] |= np.uint64(
-                1 << (number & 63))
+        self._set(numbers, scalar_rows(np.concatenate(hashes)), [len(own) for own in hashes])
+        self._set(numbers, start_rows(np.fromiter(
+            (start for own in starts for start in own), dtype=np.uint64)),
+            [len(own) for own in starts])
+        pieces: list[bytes] = []
+        owners: list[int] = []
+        grams: list[int] = []
+        size = 0
+        for number, own in zip(numbers, texts, strict=True):
+            for text in own:
+                for at in range(0, len(text), _CHUNK):
+                    piece = text[at:at + _CHUNK] if len(text) > _CHUNK else text
+                    pieces += (piece, bytes(-len(piece) % STEP + 2 * STEP))
+                    if owners and owners[-1] == number:
+                        grams[-1] += -(-len(piece) // STEP) + 2
+                    else:
+                        owners.append(number)
+                        grams.append(-(-len(piece) // STEP) + 2)
+                    size += len(piece)
+                    if size >= _CHUNK:
+                        self._set(owners, gram_rows(b"".join(pieces)), grams)
+                        pieces, owners, grams, size = [], [], [], 0
+        if pieces:
+            self._set(owners, gram_rows(b"".join(pieces)), grams)
+
+    def _set(self, numbers: list[int], rows: Any, counts: list[int]) -> None:
+        """Set the bit of each result of ``numbers`` in its rows (``counts`` of ``rows`` each,
+        in order): a result at a time, each row once (ufunc.at, which would take them all at
+        once, costs 20 times as much)."""
+        at = 0
+        for number, count in zip(numbers, counts, strict=True):
+            if count:
+                column = self._bits[:, number >> 6]
+                column[rows[at:at + count]] |= np.uint64(1 << (number & 63))
+                at += count
 
     def holding_scalar(self, mark: int) -> list[int]:
         """The results that may hold a string or a number (``mark``: its hash)."""

@@ -25,6 +25,7 @@ from plancheck.dsl.policy_ast import PathKey
 
 MAX_DEPTH = 64  # containers nested deeper are not read (a walk of them would never end)
 START = 8  # the bytes of a string's start
+KEPT_TEXT = 1 << 20  # the JSON texts of a result longer than this are not kept once in the table
 
 Path = tuple[PathKey, ...]
 _ENCODE = msgspec.json.Encoder().encode
@@ -135,6 +136,8 @@ def _plain_scalar(value: Any) -> bool:
 def encoded(text: str) -> bytes | None:
     """``text`` as it is written inside a JSON string (its escapes; no quotes), in UTF-8;
     None for a lone surrogate, which has no JSON text."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return text.encode("ascii")  # (as it is: one copy, where a long argument is a MB)
     try:
         return _ENCODE(text)[1:-1]
     except ValueError:  # (UnicodeEncodeError)
@@ -154,13 +157,14 @@ class Reading:
     own, and those of the JSON documents its strings hold), and its strings and numbers once a
     lookup or the table of bits needs them."""
 
-    __slots__ = ("_scalars", "plain", "texts", "value", "whole")
+    __slots__ = ("_scalars", "dropped", "plain", "texts", "value", "whole")
 
     def __init__(self, value: Any) -> None:
         self.value = value
         self.texts: list[bytes] = []
         self.plain = True  # a tree of JSON values: its parts may be written as JSON text
         self.whole = True  # its texts hold every string it holds (none is a lone surrogate)
+        self.dropped = False  # its texts were let go (long, and in the table): not searched
         self._scalars: tuple[set[bytes], set[float]] | None = None
 
     def scalars(self) -> tuple[set[bytes], set[float]]:
@@ -170,6 +174,15 @@ class Reading:
         if self._scalars is None:
             self._scalars = _scalars_in(self)
         return self._scalars
+
+    def listed(self) -> None:
+        """The result is in the table of bits: what only the table needed is let go, and the
+        texts of a long result (a lookup then walks it, reading its strings as they are, rather
+        than keep a copy of megabytes as JSON)."""
+        self._scalars = None
+        if sum(map(len, self.texts)) > KEPT_TEXT:
+            self.texts = []
+            self.dropped = True
 
 
 def read(value: Any) -> Reading:
