@@ -136,8 +136,6 @@ def _plain_scalar(value: Any) -> bool:
 def encoded(text: str) -> bytes | None:
     """``text`` as it is written inside a JSON string (its escapes; no quotes), in UTF-8;
     None for a lone surrogate, which has no JSON text."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return text.encode("ascii")  # (as it is: one copy, where a long argument is a MB)
     try:
         return _ENCODE(text)[1:-1]
     except ValueError:  # (UnicodeEncodeError)
