@@ -26,7 +26,9 @@ _OTHERS = 1 << 14
 _TOKENS = _GRAMS + _OTHERS
 ROWS = _TOKENS + _OTHERS  # the rows of the grams, then those of the starts, of the scalars
 _MULTIPLIER = np.uint32(2654435761)  # Knuth's multiplicative hash: the top bits are the row
-_WIDE_MULTIPLIER = np.uint64(11400714819323198485)
+_WIDE = 11400714819323198485
+_WIDE_MULTIPLIER = np.uint64(_WIDE)
+_MASK_64 = (1 << 64) - 1
 _CHUNK = 1 << 20  # bytes of text whose grams are read at a time
 _HEAD = 5 * STEP  # a lookup reads the grams of a copy's first 20 bytes (three at each offset)
 
@@ -110,18 +112,21 @@ class Bits:
 
     def holding_scalar(self, mark: int) -> list[int]:
         """The results that may hold a string or a number (``mark``: its hash)."""
-        return numbers_in(self._held_any(scalar_rows([mark])))
+        return numbers_in(self._row((mark & (_OTHERS - 1)) + _TOKENS))
 
     def holding_start(self, starts: list[int]) -> list[int]:
         """The results that may hold a string starting with one of ``starts``."""
-        return numbers_in(self._held_any(start_rows(np.array(starts, dtype=np.uint64))))
+        found = 0
+        for start in starts:  # (a row or two: as Python ints, no numpy call per row)
+            found |= self._row(((start * _WIDE) & _MASK_64) >> 50 | _GRAMS)
+        return numbers_in(found)
+
+    def _row(self, row: int) -> int:
+        return _as_int(self._bits[row])
 
     def holding_copy(self, needle: bytes) -> list[int]:
         """The results that may hold ``needle`` (8 bytes or more) in one of their texts."""
         return numbers_in(self._holding_copy(needle))
-
-    def _held_any(self, rows: Any) -> int:
-        return _as_int(np.bitwise_or.reduce(self._bits[rows], axis=0))
 
     def _holding_copy(self, needle: bytes) -> int:
         head = needle[:_HEAD]
