@@ -15,6 +15,7 @@ windows); and each string (its JSON text) and number, for a value equal to one.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -75,9 +76,8 @@ class Bits:
         hashes = [np.fromiter(map(hash, [*strings, *values]), dtype=np.int64,
                               count=len(strings) + len(values)) for strings, values in scalars]
         self._set(numbers, scalar_rows(np.concatenate(hashes)), [len(own) for own in hashes])
-        self._set(numbers, start_rows(np.fromiter(
-            (start for own in starts for start in own), dtype=np.uint64)),
-            [len(own) for own in starts])
+        self._set(numbers, start_rows(np.fromiter(chain.from_iterable(starts),
+                                                  dtype=np.uint64)), [len(own) for own in starts])
         pieces: list[bytes] = []
         owners: list[int] = []
         grams: list[int] = []

@@ -15,8 +15,8 @@ import gc
 import json
 import sys
 from collections.abc import Callable, Mapping
-from itertools import repeat
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import itemgetter, not_
 from typing import Any
 
 import msgspec
@@ -47,6 +47,9 @@ def leaves(value: Any, path: Path = (), depth: int = 0) -> list[tuple[Path, Any]
     return found
 
 
+Skipping = Callable[[Any], "set[int] | frozenset[int]"]
+
+
 def matching(value: Any, match: Callable[[Any], bool], needle: bytes | None
              ) -> list[tuple[Path, Any]]:
     """The leaves of ``value`` (as :func:`leaves` lists them, in its order) that ``match``
@@ -55,13 +58,24 @@ def matching(value: Any, match: Callable[[Any], bool], needle: bytes | None
     ``value`` must then be a plain JSON tree (a part held many times over would be written
     as many times)."""
     found: list[tuple[Path, Any]] = []
-    if needle is None or _may_hold([value], needle):
-        _collect(value, (), 0, found, set(), match, needle)
+    if needle is None:
+        _collect(value, (), 0, found, set(), match, None)
+        return found
+    try:
+        text = _ENCODE(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        _collect(value, (), 0, found, set(), match, None)
+        return found
+    if _JSON_TEXT[0] in text or _JSON_TEXT[1] in text:  # (a string in it may hold JSON)
+        _collect(value, (), 0, found, set(), match, lambda members: _lacking(members, needle))
+    elif needle in text:
+        _collect(value, (), 0, found, set(), match, lambda members: _without(members, needle))
     return found
 
 
 def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
-             seen: set[int], match: Callable[[Any], bool] | None, needle: bytes | None) -> None:
+             seen: set[int], match: Callable[[Any], bool] | None,
+             skipping: Skipping | None) -> None:
     # Into a list, not a chain of generators: a call's arguments are read on every verdict.
     if depth > MAX_DEPTH:
         return
@@ -70,21 +84,21 @@ def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
             return
         seen.add(id(value))
     if isinstance(value, Mapping):
-        skip = _lacking(value.values(), needle) if needle is not None else _NONE
+        skip = skipping(value.values()) if skipping is not None else _NONE
         for key, item in value.items():
             if depth < MAX_DEPTH and _plain_scalar(item):  # most members: no call for them
                 if match is None or match(item):
                     found.append(((*path, str(key)), item))
             elif id(item) not in skip:
-                _collect(item, (*path, str(key)), depth + 1, found, seen, match, needle)
+                _collect(item, (*path, str(key)), depth + 1, found, seen, match, skipping)
     elif isinstance(value, list):
-        skip = _lacking(value, needle) if needle is not None else _NONE
+        skip = skipping(value) if skipping is not None else _NONE
         for position, item in enumerate(value):
             if depth < MAX_DEPTH and _plain_scalar(item):
                 if match is None or match(item):
                     found.append(((*path, position), item))
             elif id(item) not in skip:
-                _collect(item, (*path, position), depth + 1, found, seen, match, needle)
+                _collect(item, (*path, position), depth + 1, found, seen, match, skipping)
     else:
         if match is None or match(value):
             found.append((path, value))
@@ -93,16 +107,28 @@ def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
                 inner = json.loads(value)
             except (ValueError, RecursionError):
                 return
-            if needle is None or _may_hold([inner], needle):
-                _collect(inner, path, depth + 1, found, seen, match, needle)
+            if skipping is None or not skipping([inner]):
+                _collect(inner, path, depth + 1, found, seen, match, skipping)
 
 
 _NONE: frozenset[int] = frozenset()
 
 
+def _without(members: Any, needle: bytes) -> set[int] | frozenset[int]:
+    """The ids of the containers among ``members`` whose JSON text lacks ``needle``, in a
+    value none of whose strings holds JSON: each written once and searched, all in C."""
+    inside = [member for member in members if type(member) is dict or type(member) is list]
+    if not inside:
+        return _NONE
+    texts = list(map(_ENCODE, inside))
+    return set(map(id, compress(inside, map(not_, map(bytes.__contains__, texts,
+                                                       repeat(needle))))))
+
+
 def _lacking(members: Any, needle: bytes) -> set[int] | frozenset[int]:
     """The ids of the containers among ``members`` whose JSON text cannot hold a leaf that
-    ``needle`` is the mark of: each written once, in C, not walked."""
+    ``needle`` is the mark of (nor a string that may hold JSON, whose leaves may be written
+    with other escapes): each written once, in C, not walked."""
     inside = [member for member in members if type(member) is dict or type(member) is list]
     if not inside:
         return _NONE
@@ -119,10 +145,6 @@ def _encoded_or_needle(value: Any, needle: bytes) -> bytes:
         return _ENCODE(value)
     except (TypeError, ValueError, OverflowError, RecursionError):
         return needle  # (no JSON text to rule it out by: a lone surrogate)
-
-
-def _may_hold(values: list[Any], needle: bytes) -> bool:
-    return not _lacking(values, needle)
 
 
 def _plain_scalar(value: Any) -> bool:
