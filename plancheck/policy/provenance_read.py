@@ -47,7 +47,10 @@ def leaves(value: Any, path: Path = (), depth: int = 0) -> list[tuple[Path, Any]
     return found
 
 
-Skipping = Callable[[Any], "set[int] | frozenset[int]"]
+# How a walk skips parts: the needle their JSON text must hold, and whether a string in the
+# value may hold JSON (whose leaves may be written with other escapes: a part holding such a
+# string is read too).
+Pruning = tuple[bytes, bool]
 
 
 def matching(value: Any, match: Callable[[Any], bool], needle: bytes | None
@@ -66,16 +69,16 @@ def matching(value: Any, match: Callable[[Any], bool], needle: bytes | None
     except (TypeError, ValueError, OverflowError, RecursionError):
         _collect(value, (), 0, found, set(), match, None)
         return found
-    if _JSON_TEXT[0] in text or _JSON_TEXT[1] in text:  # (a string in it may hold JSON)
-        _collect(value, (), 0, found, set(), match, lambda members: _lacking(members, needle))
+    if _JSON_TEXT[0] in text or _JSON_TEXT[1] in text:
+        _collect(value, (), 0, found, set(), match, (needle, True))
     elif needle in text:
-        _collect(value, (), 0, found, set(), match, lambda members: _without(members, needle))
+        _collect(value, (), 0, found, set(), match, (needle, False))
     return found
 
 
 def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
              seen: set[int], match: Callable[[Any], bool] | None,
-             skipping: Skipping | None) -> None:
+             pruning: Pruning | None) -> None:
     # Into a list, not a chain of generators: a call's arguments are read on every verdict.
     if depth > MAX_DEPTH:
         return
@@ -84,21 +87,31 @@ def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
             return
         seen.add(id(value))
     if isinstance(value, Mapping):
-        skip = skipping(value.values()) if skipping is not None else _NONE
+        skip = _skipped(value.values(), pruning) if pruning is not None else _NONE
         for key, item in value.items():
             if depth < MAX_DEPTH and _plain_scalar(item):  # most members: no call for them
                 if match is None or match(item):
                     found.append(((*path, str(key)), item))
             elif id(item) not in skip:
-                _collect(item, (*path, str(key)), depth + 1, found, seen, match, skipping)
+                _collect(item, (*path, str(key)), depth + 1, found, seen, match, pruning)
     elif isinstance(value, list):
-        skip = skipping(value) if skipping is not None else _NONE
+        if pruning is not None and not pruning[1] and depth < MAX_DEPTH and value and \
+                set(map(type, value)) <= _CONTAINERS:
+            # (a list of objects, as records come: only the members whose text holds the
+            # needle are visited, found in C)
+            needle = pruning[0]
+            for position in compress(range(len(value)), map(
+                    bytes.__contains__, map(_ENCODE, value), repeat(needle))):
+                _collect(value[position], (*path, position), depth + 1, found, seen, match,
+                         pruning)
+            return
+        skip = _skipped(value, pruning) if pruning is not None else _NONE
         for position, item in enumerate(value):
             if depth < MAX_DEPTH and _plain_scalar(item):
                 if match is None or match(item):
                     found.append(((*path, position), item))
             elif id(item) not in skip:
-                _collect(item, (*path, position), depth + 1, found, seen, match, skipping)
+                _collect(item, (*path, position), depth + 1, found, seen, match, pruning)
     else:
         if match is None or match(value):
             found.append((path, value))
@@ -107,8 +120,13 @@ def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
                 inner = json.loads(value)
             except (ValueError, RecursionError):
                 return
-            if skipping is None or not skipping([inner]):
-                _collect(inner, path, depth + 1, found, seen, match, skipping)
+            if pruning is None or not _skipped([inner], pruning):
+                _collect(inner, path, depth + 1, found, seen, match, pruning)
+
+
+def _skipped(members: Any, pruning: Pruning) -> set[int] | frozenset[int]:
+    needle, marks = pruning
+    return _lacking(members, needle) if marks else _without(members, needle)
 
 
 _NONE: frozenset[int] = frozenset()
