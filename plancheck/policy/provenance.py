@@ -88,10 +88,16 @@ class Provenance:
         return not self._results
 
     def record(self, index: int, result: Any) -> None:
-        """The result of call ``index``: stored, and read by the next lookup (it must not
-        change after)."""
+        """The result of call ``index`` (it must not change after). It is read now, as its
+        JSON text (and, once results are many, added to the table of bits): an agent records a
+        result while the model writes its next call, and a verdict is what the next call
+        waits for. The paths of its leaves are found only when a lookup matches them."""
         self._results.append(Reading(result))
         self._calls.append(index)
+        self._index()
+        self._find_starts()
+        if self._listed < len(self._results):
+            self._results[-1].scalars()  # (for the lookups of numbers until it is listed)
 
     def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
         """The inferred flows into a call's arguments, one per (argument, source call): an

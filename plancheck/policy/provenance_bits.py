@@ -15,6 +15,7 @@ windows); and each string (its JSON text) and number, for a value equal to one.
 
 from __future__ import annotations
 
+import sys
 from itertools import chain
 from typing import Any
 
@@ -57,6 +58,7 @@ class Bits:
     def __init__(self) -> None:
         self._bits = np.zeros((ROWS, 1), dtype=np.uint64)
         self.count = 0  # results added
+        self._rows: dict[int, int] = {}
 
     def add(self, texts: list[list[bytes]], scalars: list[tuple[set[bytes], set[float]]],
             starts: list[list[int]]) -> None:
@@ -68,6 +70,7 @@ class Bits:
         has none)."""
         first = self.count
         self.count += len(texts)
+        self._rows.clear()
         while (self.count - 1) >> 6 >= self._bits.shape[1]:
             wider = np.zeros((ROWS, 2 * self._bits.shape[1]), dtype=np.uint64)
             wider[:, :self._bits.shape[1]] = self._bits
@@ -122,7 +125,11 @@ class Bits:
         return numbers_in(found)
 
     def _row(self, row: int) -> int:
-        return _as_int(self._bits[row])
+        """A row as an int, kept until the table changes (the same values come back)."""
+        found = self._rows.get(row)
+        if found is None:
+            found = self._rows[row] = _as_int(self._bits[row])
+        return found
 
     def holding_copy(self, needle: bytes) -> list[int]:
         """The results that may hold ``needle`` (8 bytes or more) in one of their texts."""
@@ -138,7 +145,12 @@ class Bits:
 
 
 def _as_int(words: Any) -> int:
+    if _LITTLE:
+        return int.from_bytes(words.tobytes(), "little")
     return int.from_bytes(words.astype("<u8").tobytes(), "little")
+
+
+_LITTLE = sys.byteorder == "little"
 
 
 def numbers_in(bits: int) -> list[int]:
