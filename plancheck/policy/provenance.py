@@ -50,6 +50,7 @@ FEW_STARTS = 16  # recorded starts a long argument is searched for one by one
 # Results read but not yet in the table of bits: a lookup searches each one's texts, in C.
 TAIL, TAIL_BYTES = 64, 64 * 1024
 MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it)
+KEPT_RESULTS = 256  # results whose strings' paths are kept all at once
 
 Found = dict[tuple[Path, int], list[FlowIn]]
 
@@ -74,6 +75,8 @@ class Provenance:
         self._listed = 0
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
         self._answers: dict[tuple[Any, ...], list[tuple[Path, Any]]] = {}
+        self._walked_once: set[int] = set()  # results walked for one string
+        self._strings_at: dict[int, dict[str, list[tuple[Path, Any]]]] = {}  # and for all
         # value -> (the results not in the table searched for it: those before this one, and
         # of those the ones that may hold it)
         self._unlisted_holders: dict[tuple[Any, ...], tuple[int, list[int]]] = {}
@@ -253,13 +256,40 @@ class Provenance:
         key = (number, *question)
         leaves_found = self._answers.get(key)
         if leaves_found is None:
-            self.walked += 1
             if len(self._answers) >= MAX_KEPT:
                 self._answers.clear()
-            reading = self._results[number]
-            leaves_found = self._answers[key] = matching(
-                reading.value, match, needle if reading.plain else None)
+                self._strings_at.clear()
+            if question[0] == "s":
+                leaves_found = self._answers[key] = self._copies(number, question[1], match,
+                                                                 needle)
+            else:
+                self.walked += 1
+                reading = self._results[number]
+                leaves_found = self._answers[key] = matching(
+                    reading.value, match, needle if reading.plain else None)
         return leaves_found
+
+    def _copies(self, number: int, string: str, match: Callable[[Any], bool],
+                needle: bytes | None) -> list[tuple[Path, Any]]:
+        """The leaves of result ``number`` equal to ``string``: by a walk for it, the first
+        time; the second time a string is asked of the result, by one walk of all its leaves,
+        kept by string (a result a copied value is found in is often asked again: a JSON
+        result's tag words, for one)."""
+        strings = self._strings_at.get(number)
+        if strings is None:
+            if number not in self._walked_once:
+                self._walked_once.add(number)
+                self.walked += 1
+                reading = self._results[number]
+                return matching(reading.value, match, needle if reading.plain else None)
+            self.walked += 1
+            if len(self._strings_at) >= KEPT_RESULTS:
+                self._strings_at.clear()
+            strings = self._strings_at[number] = {}
+            for path, leaf in leaves(self._results[number].value):
+                if isinstance(leaf, str):
+                    strings.setdefault(leaf, []).append((path, leaf))
+        return strings.get(string, [])
 
     def _starts_in(self, text: bytes) -> list[int]:
         """The recorded starts (8 bytes) that ``text`` holds. Every 8-byte window of the text
