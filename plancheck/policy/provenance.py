@@ -10,15 +10,15 @@ that result when
   of the result, or a string of the result (8 characters or more) is a part of the argument
   (``contained``).
 
-Recording a result stores it and nothing more. The first lookup after it reads it, at C speed
-where it is a plain JSON tree (:mod:`.provenance_read`: its compact JSON text, split at its
-quotes, gives its strings and numbers) and indexes it: each distinct string and number with
-the first results holding it, the first 8 characters of each string of 8 or more, and the
-grams of its JSON text in rows of bits (:mod:`.provenance_grams`). A lookup then reads a few
-entries whatever came before, searches the JSON text of each result they name, and walks a
-result for the paths of its leaves only when its text holds the value, skipping every part
-whose text does not: the cost of a call's inference depends on its arguments and on the
-results that hold them, not on how many results were recorded.
+A result is read when it is recorded, at C speed (:mod:`.provenance_read`): its compact JSON
+text (msgspec), the first 8 bytes of each of its strings, and its strings and numbers (the
+text split at its quotes). Once 64 results or 64 KB of text wait, they go into a table of bits
+(:mod:`.provenance_bits`, numpy: a row per hash of a 4-byte gram of the text, of a start, of a
+string or number; a bit per result); until then a lookup searches their texts one by one, in C.
+A lookup reads a few rows whatever came before, searches the JSON text of each result they
+name, and walks a result for the paths of its leaves only when its text holds the value,
+skipping every part whose text does not: the cost of a call's inference depends on its
+arguments and on the results that hold them, not on how many results were recorded.
 """
 
 from __future__ import annotations

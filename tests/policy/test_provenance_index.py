@@ -1,9 +1,10 @@
 """The provenance index finds exactly the flows its definition names: a value equal to a
-recorded one, or (8 characters or more) a part of a recorded string or holding one. The index
-reads only a grid of 4-character grams, from encoded bytes for ASCII text, and only when a
-lookup needs it; an oracle that scans every recorded string decides the same flows, in the
-same order, for copies at every offset, in ASCII and other text, recorded before and after
-lookups."""
+recorded one, or (8 characters or more) a part of a recorded string or holding one. Lookups
+read results as JSON text, a table of bits (grams, starts, strings and numbers) once results
+are many and the texts of the newest one by one; an oracle that scans every recorded leaf
+decides the same flows, in the same order, for copies at every offset, in ASCII and other
+text, with escapes, JSON inside strings, tuples and shared parts, looked up between records.
+What a lookup reads (``Provenance.searched`` and ``walked``) is counted, not timed."""
 
 from __future__ import annotations
 
