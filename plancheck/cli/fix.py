@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from plancheck.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from plancheck.cli.common import (
+    forced_syntax,
     load_policies_or_exit,
     load_toolset_or_exit,
     max_size_option,
     policy_option,
     print_plain,
+    reference_syntax_option,
     stdin_filename_option,
     stdin_name,
     toolset_option,
@@ -39,12 +41,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rewrite FILE (a JSON plan) instead of printing the repaired plan")
     toolset_option(parser)
     stdin_filename_option(parser)
+    reference_syntax_option(parser)
     policy_option(parser)
     parser.add_argument("--timeout-ms", type=int, default=None, metavar="N",
                         help="time limit of the solver in milliseconds (default: 2000)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from plancheck.compiler.forced_formats import forced
+
+    with forced(None, forced_syntax(args)):  # read and written back in the syntax asked for
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from plancheck.compiler.driver import CheckOptions, check_paths
     from plancheck.dsl.printer import dump_json
     from plancheck.smt.explain import DEFAULT_TIMEOUT_MS, repair_plan

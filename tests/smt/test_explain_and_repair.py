@@ -398,7 +398,10 @@ def test_fix_of_tool_calls_writes_no_outputs(tmp_path: Path,
                  "arguments": json.dumps({"image_path": "{{steps.0.output.restored_img_path}}"})}}]
     path = tmp_path / "calls.json"
     path.write_text(json.dumps({"tool_calls": calls}), encoding="utf-8")
+    # (a chat API's calls declare no reference syntax: the template is one when asked for)
     assert main(["fix", str(path)]) == 0
+    assert "nothing to repair" in capsys.readouterr().err
+    assert main(["fix", "--reference-syntax", "template", str(path)]) == 0
     err = capsys.readouterr().err
     assert "1 change (1 edit, weight 2)" in err, err
     assert "list the outputs" not in err
