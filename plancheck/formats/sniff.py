@@ -17,7 +17,8 @@ kind                 a JSON value that is
                      (:func:`is_call_trajectory`; once its calls are read, whether they are
                      read as one: :func:`reads_as_trajectory`)
 ``calls:SHAPE``      tool calls, by the shape of the first (:mod:`plancheck.formats.shapes`)
-``gold record``      a DisasterBench gold record (:func:`is_gold_record`)
+``gold record``      a DisasterBench gold record (:func:`is_gold_record`; a list of them:
+                     :func:`is_gold_record_list`)
 ``plan record``      a record holding a plan to check (:func:`is_plan_record`; a list of
                      them: :func:`is_plan_record_list`)
 ==================== =====================================================================
@@ -25,10 +26,10 @@ kind                 a JSON value that is
 A file's text is told apart by its name and its first lines (:func:`file_kind`: a JSONL batch,
 :func:`is_jsonl_batch`; workflow DSL; JSON; a raw completion), a gold file written one record
 a line by :func:`is_jsonl_gold`. Files are told apart here too where their names or layout
-decide it: DORA's gold for
-``plancheck score`` (its task files, a directory of them: :func:`is_dora_gold`), a DORA
-tasks directory (:func:`is_dora_task_dir`), a run directory (:func:`is_dora_run_dir`) and the
-per-item files ``plancheck score`` writes for a DORA run (:func:`dora_per_item_files`).
+decide it: DORA's gold for ``plancheck score`` (its task files, a directory of them:
+:func:`is_dora_gold`), a DORA tasks directory (:func:`is_dora_task_dir`), a run directory
+(:func:`is_dora_run_dir`) and the per-item files ``plancheck score`` writes for a DORA run
+(:func:`dora_per_item_files`).
 
 DORA's formats are known here as data (their keys); how DORA's documents are lowered and scored
 stays in :mod:`plancheck.dora` and :mod:`plancheck.compiler.dora_native`. The checker asks
@@ -63,9 +64,10 @@ __all__ = [
     "DORA_TASK_KEYS", "call_object", "dora_per_item_files", "file_kind", "is_call_trajectory",
     "is_dora_document", "is_dora_gold", "is_dora_per_item_line", "is_dora_run_dir",
     "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
-    "is_dora_trajectory", "is_gold_record", "is_jsonl_batch", "is_jsonl_gold", "is_plain_plan",
-    "is_plan_record", "is_plan_record_list", "is_plan_steps", "is_tool_definitions",
-    "is_trajectory_document", "reads_as_trajectory", "sniff", "unwrap_trajectory",
+    "is_dora_trajectory", "is_gold_record", "is_gold_record_list", "is_jsonl_batch",
+    "is_jsonl_gold", "is_plain_plan", "is_plan_record", "is_plan_record_list", "is_plan_steps",
+    "is_tool_definitions", "is_trajectory_document", "reads_as_trajectory", "sniff",
+    "unwrap_trajectory",
 ]
 
 
@@ -160,6 +162,11 @@ def is_gold_record(value: Any) -> bool:
     """A gold record: a ``task_id`` and a plan under one of the gold plan fields."""
     return isinstance(value, dict) and "task_id" in value and any(
         key in value for key in GOLD_PLAN_FIELDS)
+
+
+def is_gold_record_list(value: Any) -> bool:
+    """A non-empty list of gold records (:func:`is_gold_record`)."""
+    return isinstance(value, list) and bool(value) and all(is_gold_record(v) for v in value)
 
 
 def is_plan_record(value: Any) -> bool:

@@ -18,7 +18,7 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span, escape_pointer
 from plancheck.formats.records import GOLD_PLAN_FIELDS
-from plancheck.formats.sniff import file_kind, is_gold_record, is_jsonl_gold
+from plancheck.formats.sniff import file_kind, is_gold_record, is_gold_record_list, is_jsonl_gold
 from plancheck.scoring.gold_steps import StepFacts, dependence_members
 from plancheck.scoring.reference import GoldPlan, prepare_gold
 
@@ -189,7 +189,7 @@ class GoldIndex:
             raise GoldError([_unusable(file, f"the gold file is not JSON: {reason}")]) from None
         start = len(text) - len(text.lstrip())
         positions = Positions(file, lines, json_region=(start, len(text.rstrip())))
-        if isinstance(value, list) and value and all(is_gold_record(v) for v in value):
+        if is_gold_record_list(value):
             tasks: dict[str, GoldTask] = {}
             for index, record in enumerate(value):
                 _add_task(tasks, record, file, f"/{index}", positions, f"element {index}")

@@ -16,6 +16,7 @@ from plancheck.formats.shapes import CALL_SHAPES, call_shapes, find_calls
 from plancheck.formats.sniff import (
     is_dora_task_file,
     is_gold_record,
+    is_gold_record_list,
     is_plain_plan,
     is_plan_record,
     is_plan_record_list,
@@ -51,6 +52,8 @@ def test_each_kind_is_recognised(value: Any, kind: str | None) -> None:
 def test_the_record_kinds() -> None:
     assert is_gold_record({"task_id": 1, "gt_solution": [STEP]})
     assert not is_gold_record({"task_id": 1, "completion": "..."})
+    assert is_gold_record_list([{"task_id": 1, "gt_solution": [STEP]}])
+    assert not is_gold_record_list([]) and not is_gold_record_list([{"task_id": 1}])
     assert is_plain_plan([STEP]) and not is_plain_plan([STEP, {"tasks": []}])
     assert is_dora_task_file([{"sample_id": "s", "tasks": [DORA_TASK]}])
     assert not is_dora_task_file([{"sample_id": "s", "tasks": ["not a task"]}])
