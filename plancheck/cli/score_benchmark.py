@@ -18,8 +18,8 @@ _SHOWN_PROBLEMS = 5
 def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
     """Score ``args.predictions`` against the gold plans of ``args.gold`` (its text read)."""
     from plancheck.cli.common import load_toolset_or_exit, per_item_writer, print_plain
-    from plancheck.compiler.frontends import scored_lines
     from plancheck.fileio import is_dir, path_exists
+    from plancheck.formats.sniff import is_scored_line
     from plancheck.scoring.batch import (
         InputError,
         ScoreOptions,
@@ -111,7 +111,7 @@ def run_benchmark(args: argparse.Namespace, gold_text: str) -> int:
         for path in args.predictions:
             ids: set[str] = set()
             for number, record in enumerate(read_records(path)):
-                if number == 0 and record.text is not None and scored_lines(record.text):
+                if number == 0 and record.text is not None and is_scored_line(record.text):
                     scores.append(path)
                     break
                 if record.text is not None:

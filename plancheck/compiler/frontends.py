@@ -20,11 +20,15 @@ from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import loads_or_invalid
 from plancheck.fileio import InputTooLarge, format_size, read_limit, read_text_limited
-from plancheck.formats.records import ANSWER_KEYS as _ANSWER_KEYS
 from plancheck.formats.records import RECORD_PLAN_FIELDS
-from plancheck.formats.records import RUN_CONFIG_FIELDS as _RUN_CONFIG_FIELDS
-from plancheck.formats.records import SCORED_FIELDS as _SCORED_FIELDS
-from plancheck.formats.sniff import is_plain_plan, is_plan_record, is_plan_record_list
+from plancheck.formats.sniff import (
+    is_plain_plan,
+    is_plan_record,
+    is_plan_record_list,
+    is_run_config,
+    is_scored_record,
+    is_task_record,
+)
 from plancheck.records import replace
 
 
@@ -383,14 +387,6 @@ def _jsonl_units(text: str, file: str, lines: LineIndex, strict: bool) -> Iterat
             yield jsonl_unit(line, number, start, file, lines, strict)
 
 
-def scored_lines(line: str) -> bool:
-    """Whether a JSONL line (a file's first record) is a per-item line of ``plancheck score``
-    rather than something to check: such files lie beside the predictions they score."""
-    if '"diagnostics"' not in line and '"question_id"' not in line:
-        return False  # (the common case, settled without parsing)
-    return _scored_record(loads_or_invalid(line))
-
-
 # Words in a line without which it is none of the records below (checked before parsing it).
 _NOT_PLAN_WORDS = ('"diagnostics"', '"question_id"', '"question"', '"api_name"',
                    '"inputSchema"', '"input_schema"', '"parameters"')
@@ -413,18 +409,17 @@ def no_plan_record(record: Any, display: str, *, lines: bool = False) -> PlanUni
     hold something to check."""
     if not isinstance(record, dict) or any(key in record for key in RECORD_PLAN_FIELDS):
         return None
-    from plancheck.corpus.pool_formats import RECORD_POOL_KEYS, pool_kind
+    from plancheck.corpus.pool_formats import pool_kind
 
-    if not lines and record.keys() >= _RUN_CONFIG_FIELDS:
+    if not lines and is_run_config(record):
         return nothing_to_check(
             display, "holds the configuration `plancheck plan` writes for a run, not a plan",
             ["its predictions are in predictions.jsonl beside it"])
-    if _scored_record(record):
+    if is_scored_record(record):
         return nothing_to_check(
             display, "holds the per-item lines `plancheck score` writes (scores, not plans)",
             ["`plancheck report` reads them: `plancheck report RESULTS_DIR`"])
-    if "question" in record and any(key in record for key in RECORD_POOL_KEYS) and not any(
-            key in record for key in _ANSWER_KEYS):
+    if is_task_record(record):
         return nothing_to_check(
             display, "holds tasks (a question and the tools for it a line), not plans" if lines
             else "holds a task (a question and the tools for it), not a plan",
@@ -436,13 +431,6 @@ def no_plan_record(record: Any, display: str, *, lines: bool = False) -> PlanUni
             [f"lint the pool with `plancheck toolset lint {display}`; check plans against "
              f"it with `plancheck check --tools {display} PLAN`"])
     return None
-
-
-def _scored_record(record: Any) -> bool:
-    return (isinstance(record, dict) and not any(key in record for key in RECORD_PLAN_FIELDS)
-            and any(fields <= record.keys() for fields in _SCORED_FIELDS))
-
-
 
 
 def jsonl_unit(line: str, number: int, start: int, file: str, lines: LineIndex,

@@ -13,9 +13,10 @@ from plancheck.corpus.pool_normalise import normalise_pool
 from plancheck.corpus.pool_registry import pool_format_of
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
+from plancheck.formats.records import RECORD_TOOL_KEYS
 from plancheck.ir.nodes import Toolset
 
-RECORD_POOL_KEYS = ("function", "functions", "tools")
+RECORD_POOL_KEYS = RECORD_TOOL_KEYS  # (a record's tools: one list for the recogniser and here)
 
 
 def pool_kind(value: Any) -> str | None:

@@ -15,7 +15,8 @@ __all__ = [
     "CHAT_CONTAINER_KEYS", "COMPLETION_FIELDS", "CONTENT_KEYS", "DORA_RUN_RECORDS",
     "DORA_TASK_FILES", "DSL_SUFFIXES", "GOLD_PLAN_FIELDS", "ID_KEYS", "JSONL_SUFFIXES",
     "PLAN_FIELDS",
-    "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
+    "PLAN_WRAPPER_KEYS", "RAW_FIELD", "RECORD_PLAN_FIELDS", "RECORD_TOOL_KEYS",
+    "RUN_CONFIG_FIELDS", "SCORED_FIELDS",
     "TRAJECTORY_ARGUMENT_KEYS", "TRAJECTORY_NAME_KEYS", "TRAJECTORY_SYNTAXES",
     "TRAJECTORY_WRAPPER_KEYS",
 ]
@@ -95,6 +96,8 @@ SCORED_FIELDS: Final = (
     frozenset({"source", "metrics", "unreadable", "diagnostics"}),  # tool calls
     frozenset({"benchmark", "question_id", "status", "t_any"}),  # DORA
 )
+# The members under which a record holds the tools it is asked about (BFCL's `function`).
+RECORD_TOOL_KEYS: Final = ("function", "functions", "tools")
 # The fields of the `config.json` that `plancheck plan --out DIR` writes beside its predictions.
 RUN_CONFIG_FIELDS: Final = frozenset({"method", "hyperparameters", "toolset",
                                       "plancheck_version"})

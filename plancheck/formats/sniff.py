@@ -21,6 +21,10 @@ kind                 a JSON value that is
                      :func:`is_gold_record_list`)
 ``plan record``      a record holding a plan to check (:func:`is_plan_record`; a list of
                      them: :func:`is_plan_record_list`)
+``no plan``          a record of something else: a per-item line of ``plancheck score``
+                     (:func:`is_scored_record`, :func:`is_scored_line`), the configuration
+                     of a run (:func:`is_run_config`), a benchmark's task
+                     (:func:`is_task_record`)
 ==================== =====================================================================
 
 A file's text is told apart by its name and its first lines (:func:`file_kind`: a JSONL batch,
@@ -43,9 +47,11 @@ from collections.abc import Iterable, Sequence, Set
 from pathlib import Path
 from typing import Any, Final
 
+from plancheck.fast_json import loads_or_invalid
 from plancheck.fileio import read_limit, read_text_limited
 from plancheck.formats.found import FoundCall, is_definition
 from plancheck.formats.records import (
+    ANSWER_KEYS,
     DORA_RUN_RECORDS,
     DORA_TASK_FILES,
     DSL_SUFFIXES,
@@ -53,6 +59,9 @@ from plancheck.formats.records import (
     JSONL_SUFFIXES,
     PLAN_WRAPPER_KEYS,
     RECORD_PLAN_FIELDS,
+    RECORD_TOOL_KEYS,
+    RUN_CONFIG_FIELDS,
+    SCORED_FIELDS,
     TRAJECTORY_ARGUMENT_KEYS,
     TRAJECTORY_NAME_KEYS,
     TRAJECTORY_SYNTAXES,
@@ -66,6 +75,7 @@ __all__ = [
     "is_dora_sample", "is_dora_step", "is_dora_task", "is_dora_task_dir", "is_dora_task_file",
     "is_dora_trajectory", "is_gold_record", "is_gold_record_list", "is_jsonl_batch",
     "is_jsonl_gold", "is_plain_plan", "is_plan_record", "is_plan_record_list", "is_plan_steps",
+    "is_run_config", "is_scored_line", "is_scored_record", "is_task_record",
     "is_tool_definitions", "is_trajectory_document", "reads_as_trajectory", "sniff",
     "unwrap_trajectory",
 ]
@@ -264,6 +274,38 @@ def is_dora_gold(paths: Sequence[str]) -> bool:
         return bool(value) and is_dora_task_file(value) and (
             path.stem in DORA_TASK_FILES.values() or any("tasks" in s for s in value))
     return False
+
+
+# -- records that hold no plan -------------------------------------------------------------------
+
+def _holds_no_plan(value: Any) -> bool:
+    return isinstance(value, dict) and not any(key in value for key in RECORD_PLAN_FIELDS)
+
+
+def is_scored_record(value: Any) -> bool:
+    """A per-item line ``plancheck score`` writes (scores, not a plan), for any benchmark."""
+    return _holds_no_plan(value) and any(fields <= value.keys() for fields in SCORED_FIELDS)
+
+
+def is_scored_line(line: str) -> bool:
+    """Whether a JSONL line (a file's first record) is a per-item line of ``plancheck score``:
+    such files lie beside the predictions they score."""
+    if '"diagnostics"' not in line and '"question_id"' not in line:
+        return False  # (the common case, settled without parsing)
+    return is_scored_record(loads_or_invalid(line))
+
+
+def is_run_config(value: Any) -> bool:
+    """The ``config.json`` that ``plancheck plan --out DIR`` writes beside its predictions."""
+    return _holds_no_plan(value) and value.keys() >= RUN_CONFIG_FIELDS
+
+
+def is_task_record(value: Any) -> bool:
+    """A benchmark's task: a question and the tools for it, without an answer (BFCL's
+    question files)."""
+    return (_holds_no_plan(value) and "question" in value
+            and any(key in value for key in RECORD_TOOL_KEYS)
+            and not any(key in value for key in ANSWER_KEYS))
 
 
 def is_dora_per_item_line(value: Any) -> bool:

@@ -82,7 +82,8 @@ _REPLACED = {"_plainly_plan_steps", "_is_plan_steps", "_is_plan", "_is_dora_docu
              "_is_gold_record", "is_task", "is_trajectory", "is_sample", "is_step",
              "looks_like_trajectory", "is_task_file_value", "_looks_like_trajectory",
              "dora_results", "_is_record", "_is_record_list", "_looks_like_jsonl",
-             "looks_like_jsonl", "sniff_kind", "reads_as_trajectory"}
+             "looks_like_jsonl", "sniff_kind", "reads_as_trajectory", "scored_lines",
+             "_scored_record"}
 
 
 def test_no_reader_defines_a_decider_of_its_own() -> None:
@@ -158,3 +159,29 @@ def test_a_trajectory_is_read_in_the_shapes_that_declare_it() -> None:
     assert not reads_as_trajectory(generic, calls, set(), placeholders=False, positional=True)
     assert reads_as_trajectory({"trajectory": generic}, calls, {"dora", "generated"},
                                placeholders=False, positional=True)
+
+
+def test_records_that_hold_no_plan_are_told_apart_by_the_recogniser(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A per-item line, a run's configuration and a BFCL question are each one PC117 naming
+    what they hold, the same reading whether the file is JSON or one record a line."""
+    from plancheck.cli import main
+    from plancheck.formats import sniff
+
+    scored = {"id": "1-0", "task_id": 1, "em": True, "tool_acc": True, "fpof_type": None,
+              "diagnostics": []}
+    config = {"method": "zero-shot", "hyperparameters": {}, "toolset": "builtin",
+              "plancheck_version": "0"}
+    question = {"id": "simple_0", "question": [[{"role": "user", "content": "hi"}]],
+                "function": [{"name": "f", "parameters": {"type": "object"}}]}
+    assert sniff.is_scored_record(scored) and sniff.is_scored_line(json.dumps(scored))
+    assert sniff.is_run_config(config) and sniff.is_task_record(question)
+    assert not sniff.is_task_record({**question, "ground_truth": []})
+    for name, value, said in (("items.jsonl", scored, "per-item lines"),
+                              ("config.json", config, "configuration"),
+                              ("questions.jsonl", question, "tasks")):
+        path = tmp_path / name
+        path.write_text(json.dumps(value) + "\n", encoding="utf-8")
+        assert main(["check", str(path)]) == 0  # (a warning: nothing was checked)
+        out = capsys.readouterr().out
+        assert "PC117" in out and said in out, out
