@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from plancheck.formats.calls.generic import SHAPE as _GENERIC
+from plancheck.formats.calls.generic import is_plain_call
 from plancheck.formats.found import plain_id as _plain_id
 from plancheck.formats.shapes import find_calls, read_call
 from plancheck.records import FrozenRecord
@@ -43,12 +45,9 @@ def read_calls(value: Any) -> list[ProposedCall] | str:
             value = json.loads(value)
         except (ValueError, RecursionError) as error:
             return f"the call is not valid JSON ({_reason(error)})"
-    if type(value) is dict and type(value.get("name")) is str and "arguments" in value \
-            and _PLAIN_CALL.issuperset(value):
-        # The plain shape agent loops build, read as the registry's generic shape reads it
-        # (no other shape reads an object with only these members), at a fraction of the cost.
+    if is_plain_call(value):  # (at a fraction of the cost of asking every shape)
         return [ProposedCall(value["name"], value["arguments"], _plain_id(value.get("id")),
-                             "generic")]
+                             _GENERIC.name)]
     try:
         # One call object is read as find_calls reads it at the top, without the walk.
         one = read_call(value) if type(value) is dict else None
@@ -62,9 +61,6 @@ def read_calls(value: Any) -> list[ProposedCall] | str:
                 "(`{\"name\": ..., \"arguments\": {...}}`, an OpenAI tool call, an Anthropic "
                 "`tool_use` block or a JSON-RPC `tools/call` request)")
     return calls
-
-
-_PLAIN_CALL = frozenset({"name", "arguments", "id"})
 
 
 def decode_arguments(arguments: Any) -> tuple[Any, str | None]:

@@ -128,7 +128,7 @@ _NAMED_SHAPES = {"compiler/callshapes.py": {"bfcl-answer"}}
 def test_the_readers_ask_the_call_shapes_rather_than_name_them() -> None:
     names = set(CALL_SHAPES)
     found: dict[str, set[str]] = {}
-    for package in ("compiler", "scoring", "dora"):
+    for package in ("compiler", "scoring", "dora", "guard", "policy", "integrations"):
         for path in sorted((PACKAGE / package).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             named = {node.value for node in ast.walk(tree)

@@ -7,7 +7,7 @@ shape with a mark of its own."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from plancheck.formats.found import (
     WHOLE_OUTPUT,
@@ -58,3 +58,15 @@ SHAPE = CallShape("generic", read, detected=True, order=900, write=write,
                   references=("generated", "dora", "taskbench", "template", "label",
                               "api-call"), trajectories=True,
                   description="`{name, arguments}` and the aliases of its keys")
+
+
+# The call object agent loops build: no shape but this one reads an object holding only these
+# members, so a reader on a hot path (the guard's) may take it as this shape's without asking
+# the others.
+PLAIN_CALL_MEMBERS: Final = frozenset({"name", "arguments", "id"})
+
+
+def is_plain_call(value: Any) -> bool:
+    """``{"name": str, "arguments": ..., "id"?: ...}`` and nothing else."""
+    return (type(value) is dict and type(value.get("name")) is str and "arguments" in value
+            and PLAIN_CALL_MEMBERS.issuperset(value))
