@@ -90,24 +90,33 @@ def _session(draw: st.DrawFn) -> tuple[list[Any], list[dict[str, Any]]]:
         else:
             results.append({"content": [{"type": "text",
                                          "text": '{"files": ["' + '", "'.join(strings) + '"]}'}]})
-        arguments: dict[str, Any] = {}
-        for n in range(draw(st.integers(1, 3))):
-            source = draw(st.sampled_from(pieces))
-            how = draw(st.sampled_from(["part", "whole", "around", "other", "number"]))
-            if how == "part" and source:
-                start = draw(st.integers(0, len(source) - 1))
-                end = draw(st.integers(start, len(source)))
-                arguments[f"a{n}"] = source[start:end]
-            elif how == "around":
-                arguments[f"a{n}"] = draw(texts) + source + draw(texts)
-            elif how == "other":
-                arguments[f"a{n}"] = draw(texts)
-            elif how == "number":
-                arguments[f"a{n}"] = len(source)
-            else:
-                arguments[f"a{n}"] = source
-        calls.append(arguments)
+        calls.append(_arguments(draw, pieces, texts,
+                                ("part", "whole", "around", "other", "number")))
     return results, calls
+
+
+def _arguments(draw: st.DrawFn, pieces: list[str], filler: st.SearchStrategy[str],
+               kinds: tuple[str, ...]) -> dict[str, Any]:
+    """A call's arguments: each a part, the whole, or a string around one of ``pieces``, its
+    length, another string or a recorded number (1.5), as ``kinds`` allow."""
+    arguments: dict[str, Any] = {}
+    for n in range(draw(st.integers(1, 3))):
+        source = draw(st.sampled_from(pieces))
+        how = draw(st.sampled_from(kinds))
+        if how == "part" and source:
+            start = draw(st.integers(0, len(source) - 1))
+            arguments[f"a{n}"] = source[start:draw(st.integers(start, len(source)))]
+        elif how == "around":
+            arguments[f"a{n}"] = draw(filler) + source + draw(filler)
+        elif how == "other":
+            arguments[f"a{n}"] = draw(filler)
+        elif how == "number":
+            arguments[f"a{n}"] = len(source)
+        elif how == "score":
+            arguments[f"a{n}"] = 1.5
+        else:
+            arguments[f"a{n}"] = source
+    return arguments
 
 
 def _shown(flows: list[FlowIn]) -> list[tuple[Any, ...]]:
@@ -185,23 +194,9 @@ def _long_session(draw: st.DrawFn) -> tuple[list[Any], list[dict[str, Any]]]:
             results.append([tuple(strings), {"kept": strings}])
         else:
             results.append({"twice": [strings, strings]})
-        arguments: dict[str, Any] = {}
-        if draw(st.booleans()):
-            for n in range(draw(st.integers(1, 3))):
-                source = draw(st.sampled_from(pieces))
-                how = draw(st.sampled_from(["part", "whole", "around", "number", "score"]))
-                if how == "part" and source:
-                    start = draw(st.integers(0, len(source) - 1))
-                    arguments[f"a{n}"] = source[start:draw(st.integers(start, len(source)))]
-                elif how == "around":
-                    arguments[f"a{n}"] = draw(texts_escaped) + source + draw(texts_escaped)
-                elif how == "number":
-                    arguments[f"a{n}"] = len(source)
-                elif how == "score":
-                    arguments[f"a{n}"] = 1.5
-                else:
-                    arguments[f"a{n}"] = source
-        calls.append(arguments)
+        calls.append(_arguments(draw, pieces, texts_escaped,
+                                ("part", "whole", "around", "number", "score"))
+                     if draw(st.booleans()) else {})
     return results, calls
 
 
