@@ -172,7 +172,10 @@ def _chained(text: str) -> tuple[str, ...]:
         return ()
     starts = [0] + [end for _, end in cuts]
     stops = [start for start, _ in cuts] + [len(text)]
-    return tuple(text[a:b].strip(" \t\n,;.!?") for a, b in zip(starts, stops, strict=True))
+    # (a sequence word with nothing after it, "..., then.", starts no action)
+    actions = tuple(action for a, b in zip(starts, stops, strict=True)
+                    if (action := text[a:b].strip(" \t\n,;.!?")))
+    return actions if len(actions) > 1 else ()
 
 
 def request_of(record: Mapping[str, Any] | None) -> str | None:

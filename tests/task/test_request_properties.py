@@ -103,3 +103,10 @@ def test_a_chained_request_wants_at_least_as_many_calls_as_actions(
     plan = task["structured_plan"]
     codes = plancheck.check(json.dumps(plan), task=request).codes
     assert ("PC903" in codes) == (len(plan) < actions), (request, len(plan), codes)
+
+
+def test_a_sequence_word_with_nothing_after_it_chains_no_action() -> None:
+    plan = [{"agent": "Weather_Degraded_Image_Restoration", "step": 0, "dependence": [-1],
+             "dependence_content": None, "inputs": {"weather_degraded_image_path": "/d/a.jpg"},
+             "outputs": ["restored_image_path"]}]
+    assert "PC903" not in plancheck.check(json.dumps(plan), task="Restore /d/a.jpg, then").codes
