@@ -78,6 +78,22 @@ HOT_PATH = [
     "plancheck/checks/run.py",
     "plancheck/checks/tables.py",
     "plancheck/checks/view.py",
+    # The guard's per-call path (Guard.propose and record) and what it calls.
+    "plancheck/guard/guard.py",
+    "plancheck/guard/reading.py",
+    "plancheck/guard/references.py",
+    "plancheck/guard/results.py",
+    "plancheck/guard/verdict.py",
+    "plancheck/policy/monitor.py",
+    "plancheck/policy/online.py",
+    "plancheck/policy/provenance.py",
+    "plancheck/policy/provenance_read.py",
+    "plancheck/policy/semantics.py",
+    "plancheck/ir/schema_validation.py",
+    "plancheck/ir/schema_values.py",
+    "plancheck/ir/schema_verdict.py",
+    "plancheck/formats/calls/generic.py",
+    "plancheck/formats/found.py",
 ]
 # The checker's rules, one module each (plancheck/checks/rules/): all compiled, found rather
 # than listed, since an interpreted class cannot subclass the compiled Rule.

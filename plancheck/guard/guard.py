@@ -56,7 +56,8 @@ _MAX_LISTED = 30
 class Accepted(Record):
     """A call that joined the trajectory, and what it returned once recorded."""
 
-    __slots__ = _fields = ("index", "call_id", "tool", "arguments", "result", "failed")
+    _fields = ("index", "call_id", "tool", "arguments", "result", "failed")
+    __slots__ = _fields
 
     def __init__(self, index: int, call_id: str, tool: ToolSignature, arguments: dict[str, Any],
                  result: Any = MISSING, failed: bool = False) -> None:
@@ -71,7 +72,8 @@ class Accepted(Record):
 class _Resolution(Record):
     """What the references of one call resolve to."""
 
-    __slots__ = _fields = ("instance", "holes", "substituted", "explicit", "unknown")
+    _fields = ("instance", "holes", "substituted", "explicit", "unknown")
+    __slots__ = _fields
 
     def __init__(self, instance: dict[str, Any], holes: list[str], substituted: dict[str, str],
                  explicit: dict[str, tuple[str, tuple[Any, ...]]], unknown: set[str]) -> None:

@@ -25,7 +25,8 @@ MAX_TEXT = 1_000_000
 class ProposedCall(FrozenRecord):
     """A call as written: ``tool`` and ``arguments`` unchecked (the guard checks them)."""
 
-    __slots__ = _fields = ("tool", "arguments", "call_id", "shape", "has_arguments")
+    _fields = ("tool", "arguments", "call_id", "shape", "has_arguments")
+    __slots__ = _fields
 
     def __init__(self, tool: Any, arguments: Any, call_id: str | None, shape: str,
                  has_arguments: bool = True) -> None:

@@ -28,7 +28,8 @@ MISSING = object()
 class Found(FrozenRecord):
     """A reference or placeholder written somewhere inside a call's arguments."""
 
-    __slots__ = _fields = ("pointer", "text", "match")
+    _fields = ("pointer", "text", "match")
+    __slots__ = _fields
 
     def __init__(self, pointer: str, text: str, match: RefMatch | Placeholder) -> None:
         self.pointer = pointer  # below the arguments object

@@ -14,8 +14,9 @@ class Verdict(FrozenRecord):
     the tool name); ``flows`` lists where its arguments' values came from (explicit references
     and inferred flows), as JSON."""
 
-    __slots__ = _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments",
+    _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments",
                            "flows")
+    __slots__ = _fields
 
     def __init__(self, allowed: bool, diagnostics: list[Diagnostic], feedback: str, call_id: str,
                  tool: str | None = None, arguments: Any = None,
@@ -37,7 +38,8 @@ class TurnVerdict(FrozenRecord):
     """The verdicts of the parallel calls of one assistant turn (each decided against the
     trajectory before the turn; the allowed ones joined it)."""
 
-    __slots__ = _fields = ("verdicts",)
+    _fields = ("verdicts",)
+    __slots__ = _fields
 
     def __init__(self, verdicts: list[Verdict]) -> None:
         self.verdicts = verdicts

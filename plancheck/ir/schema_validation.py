@@ -32,7 +32,8 @@ _TOOL_SCHEMAS: dict[int, tuple[ToolSignature, str]] = {}
 
 
 class SchemaError(FrozenRecord):
-    __slots__ = _fields = ("pointer", "keyword", "message", "names", "expected", "kind")
+    _fields = ("pointer", "keyword", "message", "names", "expected", "kind")
+    __slots__ = _fields
 
     def __init__(self, pointer: str, keyword: str, message: str, names: tuple[str, ...] = (),
                  expected: tuple[str, ...] = (), kind: str = "") -> None:

@@ -40,8 +40,9 @@ class ArgumentProblem(FrozenRecord):
     """One way the arguments break the schema. ``message`` starts with the place (``argument
     `edits[0].newText```); ``key`` is the top-level argument it is in."""
 
-    __slots__ = _fields = ("code", "pointer", "message", "key", "actual", "names", "help",
+    _fields = ("code", "pointer", "message", "key", "actual", "names", "help",
                            "keyword", "severity")
+    __slots__ = _fields
 
     def __init__(self, code: str, pointer: str, message: str, key: str, actual: Any,
                  names: tuple[str, ...] = (), help: tuple[str, ...] = (),

@@ -19,8 +19,6 @@ from itertools import compress, repeat
 from operator import itemgetter, not_
 from typing import Any
 
-import msgspec
-
 from plancheck.dsl.policy_ast import PathKey
 
 MAX_DEPTH = 64  # containers nested deeper are not read (a walk of them would never end)
@@ -28,7 +26,18 @@ START = 8  # the bytes of a string's start
 KEPT_TEXT = 1 << 20  # the JSON texts of a result longer than this are not kept once in the table
 
 Path = tuple[PathKey, ...]
-_ENCODE = msgspec.json.Encoder().encode
+# msgspec's encoder, made when a first result is recorded: importing msgspec takes 30-45 ms,
+# which a guard that has recorded nothing (its first verdict, a short session) need not pay.
+_encoders: list[Callable[[Any], bytes]] = []
+
+
+def _encode(value: Any) -> bytes:
+    if not _encoders:
+        import msgspec
+
+        _encoders.append(msgspec.json.Encoder().encode)
+    return _encoders[0](value)
+
 # Outside its strings, compact JSON holds punctuation, true, false, null and numbers: with the
 # literals removed, every byte that is in no number made a space, what is left are numbers.
 _NOT_NUMBER = bytes(c if chr(c) in "0123456789.eE+-" else 32 for c in range(256))
@@ -65,7 +74,7 @@ def matching(value: Any, match: Callable[[Any], bool], needle: bytes | None
         _collect(value, (), 0, found, set(), match, None)
         return found
     try:
-        text = _ENCODE(value)
+        text = _encode(value)
     except (TypeError, ValueError, OverflowError, RecursionError):
         _collect(value, (), 0, found, set(), match, None)
         return found
@@ -101,7 +110,7 @@ def _collect(value: Any, path: Path, depth: int, found: list[tuple[Path, Any]],
             # needle are visited, found in C)
             needle = pruning[0]
             for position in compress(range(len(value)), map(
-                    bytes.__contains__, map(_ENCODE, value), repeat(needle))):
+                    bytes.__contains__, map(_encode, value), repeat(needle))):
                 _collect(value[position], (*path, position), depth + 1, found, seen, match,
                          pruning)
             return
@@ -138,7 +147,7 @@ def _without(members: Any, needle: bytes) -> set[int] | frozenset[int]:
     inside = [member for member in members if type(member) is dict or type(member) is list]
     if not inside:
         return _NONE
-    texts = list(map(_ENCODE, inside))
+    texts = list(map(_encode, inside))
     return set(map(id, compress(inside, map(not_, map(bytes.__contains__, texts,
                                                        repeat(needle))))))
 
@@ -151,7 +160,7 @@ def _lacking(members: Any, needle: bytes) -> set[int] | frozenset[int]:
     if not inside:
         return _NONE
     try:
-        texts = list(map(_ENCODE, inside))
+        texts = list(map(_encode, inside))
     except (TypeError, ValueError, OverflowError, RecursionError):
         texts = [_encoded_or_needle(member, needle) for member in inside]
     return {id(member) for member, text in zip(inside, texts, strict=True)
@@ -160,7 +169,7 @@ def _lacking(members: Any, needle: bytes) -> set[int] | frozenset[int]:
 
 def _encoded_or_needle(value: Any, needle: bytes) -> bytes:
     try:
-        return _ENCODE(value)
+        return _encode(value)
     except (TypeError, ValueError, OverflowError, RecursionError):
         return needle  # (no JSON text to rule it out by: a lone surrogate)
 
@@ -177,7 +186,7 @@ def encoded(text: str) -> bytes | None:
     """``text`` as it is written inside a JSON string (its escapes; no quotes), in UTF-8;
     None for a lone surrogate, which has no JSON text."""
     try:
-        return _ENCODE(text)[1:-1]
+        return _encode(text)[1:-1]
     except ValueError:  # (UnicodeEncodeError)
         return None
 
@@ -235,7 +244,7 @@ def read(value: Any) -> Reading:
             return found
     elif _plain_tree(value):
         try:
-            text = _ENCODE(value)
+            text = _encode(value)
         except (TypeError, ValueError, OverflowError, RecursionError):
             pass
         else:
@@ -252,7 +261,7 @@ def read(value: Any) -> Reading:
                 found.whole = False
             else:
                 strings.append(leaf)
-    found.texts.append(_ENCODE(strings))
+    found.texts.append(_encode(strings))
     return found
 
 

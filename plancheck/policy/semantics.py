@@ -67,7 +67,8 @@ class FlowIn(FrozenRecord):
     (at ``source_path`` inside it): an explicit reference, or inferred (``exact``: the argument
     equals a value of the result; ``contained``: one holds the other as a substring)."""
 
-    __slots__ = _fields = ("argument", "source", "source_path", "kind")
+    _fields = ("argument", "source", "source_path", "kind")
+    __slots__ = _fields
 
     def __init__(self, argument: tuple[PathKey, ...], source: int,
                  source_path: tuple[PathKey, ...] = (), kind: str = EXPLICIT) -> None:
@@ -81,7 +82,8 @@ class PolicyCall(FrozenRecord):
     """One call of a trace: its position, id and tool, its arguments, the flows into them, and
     the top-level arguments whose value is not known (a reference to a result not recorded)."""
 
-    __slots__ = _fields = ("index", "tool", "arguments", "flows", "unknown", "call_id")
+    _fields = ("index", "tool", "arguments", "flows", "unknown", "call_id")
+    __slots__ = _fields
 
     def __init__(self, index: int, tool: str, arguments: Mapping[str, Any],
                  flows: tuple[FlowIn, ...] = (), unknown: frozenset[str] = frozenset(),
@@ -103,7 +105,8 @@ class Violation(FrozenRecord):
     """A rule broken at call ``index`` (-1: by a complete trace as a whole), with the earlier
     calls that take part (their positions) and a message in the trace's own terms."""
 
-    __slots__ = _fields = ("rule", "index", "earlier", "message", "code", "argument")
+    _fields = ("rule", "index", "earlier", "message", "code", "argument")
+    __slots__ = _fields
 
     def __init__(self, rule: Rule, index: int, earlier: tuple[int, ...], message: str,
                  code: str = "", argument: tuple[PathKey, ...] = ()) -> None:
@@ -190,7 +193,8 @@ def same_json(left: Any, right: Any) -> bool:
 class CompiledPredicate(FrozenRecord):
     """A predicate ready to test: its regular expression compiled once."""
 
-    __slots__ = _fields = ("predicate", "regex")
+    _fields = ("predicate", "regex")
+    __slots__ = _fields
 
     def __init__(self, predicate: Predicate, regex: Regex | None = None) -> None:
         self.predicate = predicate
