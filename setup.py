@@ -151,9 +151,9 @@ def _compiled_extensions(mode: str) -> list[Any]:
             raise
         _say(f"installing plain Python (mypyc is not available: {error})")
         return []
-    _say(f"compiling the scoring hot path ({len(HOT_PATH)} modules) with mypyc: type-checking "
-         "and generating C, then the C compiler; this takes minutes (PLANCHECK_COMPILE=0 "
-         "installs plain Python at once)")
+    _say(f"compiling the hot path of scoring and the guard ({len(HOT_PATH)} modules) with "
+         "mypyc: type-checking and generating C, then the C compiler; this takes minutes "
+         "(PLANCHECK_COMPILE=0 installs plain Python at once)")
     started = time.monotonic()
     try:
         extensions = list(mypycify(
