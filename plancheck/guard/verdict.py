@@ -14,8 +14,7 @@ class Verdict(FrozenRecord):
     the tool name); ``flows`` lists where its arguments' values came from (explicit references
     and inferred flows), as JSON."""
 
-    _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments",
-                           "flows")
+    _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments", "flows")
     __slots__ = _fields
 
     def __init__(self, allowed: bool, diagnostics: list[Diagnostic], feedback: str, call_id: str,

@@ -40,8 +40,8 @@ class ArgumentProblem(FrozenRecord):
     """One way the arguments break the schema. ``message`` starts with the place (``argument
     `edits[0].newText```); ``key`` is the top-level argument it is in."""
 
-    _fields = ("code", "pointer", "message", "key", "actual", "names", "help",
-                           "keyword", "severity")
+    _fields = ("code", "pointer", "message", "key", "actual", "names", "help", "keyword",
+               "severity")
     __slots__ = _fields
 
     def __init__(self, code: str, pointer: str, message: str, key: str, actual: Any,
