@@ -94,6 +94,7 @@ HOT_PATH = [
     "plancheck/ir/schema_verdict.py",
     "plancheck/formats/calls/generic.py",
     "plancheck/formats/found.py",
+    "plancheck/formats/ambiguity.py",
 ]
 # The checker's rules, one module each (plancheck/checks/rules/): all compiled, found rather
 # than listed, since an interpreted class cannot subclass the compiled Rule.

@@ -198,7 +198,17 @@ class CallLowering:
 
     def call(self, call: FoundCall, position: int) -> list[Parsed] | None:
         self.tools.append(self.tool(call, position, self.span(call.pointer)))
+        if call.conflict is not None:
+            self.ambiguous(call, position, *call.conflict)
         return self.arguments(call, position)
+
+    def ambiguous(self, call: FoundCall, position: int, pointer: str, said: str) -> None:
+        """``PC122`` for a call object that another reader reads as another call."""
+        self.diagnostics.append(make(
+            "PC122", f"call {position} reads as two calls: {said}",
+            primary=self.span(pointer), label="another reading of this call",
+            help=["keep one tool name and one set of arguments in the call object"],
+            data={"position": position, "key": pointer.rsplit("/", 1)[-1]}))
 
     def tool(self, call: FoundCall, position: int, span: Span) -> str | None:
         """The call's tool (``PC108`` when it names none that can be one)."""

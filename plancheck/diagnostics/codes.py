@@ -186,6 +186,15 @@ _ALL = [
        "the plan it scores is not the one written. Under the `guard` profile this is an "
        "error: a consumer would run something other than what was checked. Write single "
        "braces."),
+    _c("PC122", "ambiguous-call", W, "A call object names two tools or holds two sets of "
+       "arguments.",
+       "The object is read as a call of one shape (an OpenAI `function`, an Anthropic "
+       "`input`, `{name, arguments}`), but it also holds another tool name or other "
+       "arguments under a key another reader takes them from (`tool`, `action`, `args`, "
+       "`input`, `parameters`, ...). plancheck checks the first reading; a loop whose code "
+       "reads the other key runs a call that was never checked. Under the `guard` profile "
+       "this is an error: what runs must be what was judged. Keep one tool name and one set "
+       "of arguments in each call."),
     # ---------------------------------------------------------------- names
     _c("PC201", "unknown-tool", E, "The step calls a tool that is not in the tool pool.",
        "The tool name is not defined by the toolset. Tool names are case-sensitive; the help "

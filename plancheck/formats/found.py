@@ -21,16 +21,19 @@ def positional_key(index: int) -> str:
 
 class FoundCall(FrozenRecord):
     """One call as written: where it is, its shape, its name and arguments (with pointers),
-    the (label, output key) pairs it declares, and the id its shape reads (``None``: none)."""
+    the (label, output key) pairs it declares, the id its shape reads (``None``: none), and
+    ``conflict``: another tool or other arguments the same object gives under a key some
+    reader takes them from, as (that key's JSON pointer, a sentence saying so); ``None``: none."""
 
-    __slots__ = ("arguments", "arguments_pointer", "call_id", "labels", "name", "name_pointer",
-                 "pointer", "shape")
+    __slots__ = ("arguments", "arguments_pointer", "call_id", "conflict", "labels", "name",
+                 "name_pointer", "pointer", "shape")
     _fields = ("pointer", "shape", "name", "name_pointer", "arguments", "arguments_pointer",
-               "labels", "call_id")
+               "labels", "call_id", "conflict")
 
     def __init__(self, pointer: str, shape: str, name: Any, name_pointer: str | None,
                  arguments: Any, arguments_pointer: str | None,
-                 labels: tuple[tuple[str, str], ...] = (), call_id: str | None = None) -> None:
+                 labels: tuple[tuple[str, str], ...] = (), call_id: str | None = None,
+                 conflict: tuple[str, str] | None = None) -> None:
         self.pointer = pointer
         self.shape = shape
         self.name = name
@@ -39,6 +42,7 @@ class FoundCall(FrozenRecord):
         self.arguments_pointer = arguments_pointer
         self.labels = labels
         self.call_id = call_id
+        self.conflict = conflict
 
 
 def child(pointer: str, token: str | int) -> str:

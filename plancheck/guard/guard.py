@@ -260,6 +260,12 @@ class Guard:
                 severity=Severity.ERROR)])
         found = references_in(arguments, self.references)
         diagnostics: list[Diagnostic] = []
+        if proposed.conflict is not None:  # (an error under the guard profile: refused)
+            pointer, said = proposed.conflict
+            diagnostics.append(self._diag(
+                "PC122", f"call {call_id} `{name}` reads as two calls: {said}", pointer,
+                call_id, name, help=["keep one tool name and one set of arguments in the "
+                                     "call object"]))
         resolution = self._resolve(found, arguments, call_id, tool, diagnostics)
         diagnostics.extend(self._schema(resolution, call_id, tool))
         diagnostics.extend(self._paths(resolution, call_id, tool))

@@ -25,16 +25,17 @@ MAX_TEXT = 1_000_000
 class ProposedCall(FrozenRecord):
     """A call as written: ``tool`` and ``arguments`` unchecked (the guard checks them)."""
 
-    _fields = ("tool", "arguments", "call_id", "shape", "has_arguments")
+    _fields = ("tool", "arguments", "call_id", "shape", "has_arguments", "conflict")
     __slots__ = _fields
 
     def __init__(self, tool: Any, arguments: Any, call_id: str | None, shape: str,
-                 has_arguments: bool = True) -> None:
+                 has_arguments: bool = True, conflict: tuple[str, str] | None = None) -> None:
         self.tool = tool
         self.arguments = arguments
         self.call_id = call_id
         self.shape = shape
         self.has_arguments = has_arguments
+        self.conflict = conflict  # another reading of the object (FoundCall.conflict)
 
 
 def read_calls(value: Any) -> list[ProposedCall] | str:
@@ -56,7 +57,7 @@ def read_calls(value: Any) -> list[ProposedCall] | str:
     except RecursionError:
         return "the call is nested too deeply to read"
     calls = [ProposedCall(c.name, c.arguments, c.call_id, c.shape,
-                          c.arguments_pointer is not None) for c in found]
+                          c.arguments_pointer is not None, c.conflict) for c in found]
     if not calls:
         return ("no tool call found: expected an object with a tool name and its arguments "
                 "(`{\"name\": ..., \"arguments\": {...}}`, an OpenAI tool call, an Anthropic "
