@@ -15,8 +15,8 @@ captures merged into one 50-tool pool, and the first two of them alone), in one 
   verdict at calls 91-100 beside calls 2-11 of such a trajectory (target <= 1.2x), with the
   flows provenance inferred per call in each (a copied value held by more of the results
   recorded so far is a flow from each of them: work no index can save);
-* ``fastjsonschema``'s compiled validator beside, per pool; issue 23's 20 policy rules; the
-  cold start of a fresh process.
+* ``fastjsonschema``'s compiled validator beside, per pool; issue 23's 20 policy rules;
+  ``propose`` of one call in each shape loops send; the cold start of a fresh process.
 
 Prints numbers and ratios, no pass or fail.
 """
@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -317,6 +318,36 @@ def with_policies() -> None:
           f"{medians['20 rules'][1] / medians['no rules'][1]:.2f}x")
 
 
+def shapes() -> None:
+    """``propose`` of one call written in each shape loops send (a bare ``{name, arguments,
+    id}``, an OpenAI ``tool_calls`` item, an Anthropic ``tool_use`` block), provenance off, on
+    the MCP filesystem pool: what reading a shape (and asking whether the object reads as two
+    calls, PC122) adds to a verdict."""
+    import plancheck
+
+    pool = plancheck.load_toolset(POOLS["mcp filesystem"])
+    guard = plancheck.Guard(pool, provenance=False)
+    arguments = {"path": "notes.txt"}
+    written: dict[str, Callable[[int], dict[str, Any]]] = {
+        "bare": lambda i: {"id": f"b{i}", "name": "read_text_file", "arguments": arguments},
+        "openai": lambda i: {"id": f"o{i}", "type": "function", "function": {
+            "name": "read_text_file", "arguments": json.dumps(arguments)}},
+        "anthropic": lambda i: {"type": "tool_use", "id": f"a{i}", "name": "read_text_file",
+                                "input": arguments},
+    }
+    line = []
+    for label, make in written.items():
+        runs = []
+        for sample in range(15):
+            calls = [make(sample * 1000 + i) for i in range(300)]
+            start = time.process_time()
+            for call in calls:
+                guard.propose(call)
+            runs.append((time.process_time() - start) / len(calls) * 1e6)
+        line.append(f"{label} {statistics.median(runs):.1f} µs")
+    print("propose by shape (mcp filesystem, provenance off): " + ", ".join(line))
+
+
 def cold_start() -> None:
     """A fresh process: import plancheck, load the GitHub pool from its file, first verdict;
     its CPU time (user and system, from ``RUSAGE_CHILDREN``) and wall time, median of 15."""
@@ -349,6 +380,7 @@ def main() -> int:
         per_tool(label, pool, tools, samples=5 if quick else 11)
         hundred_calls(label, pool, tools, samples=5 if quick else 10)
         flatness(label, pool, tools, trajectories=5 if quick else 15)
+    shapes()
     if not quick:
         with_policies()
         cold_start()
