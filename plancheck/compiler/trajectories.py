@@ -26,13 +26,12 @@ from plancheck.compiler.callshapes import NOT_A_CALL, CallLowering, Lowered, Par
 from plancheck.diagnostics.limits import TooManyFields
 from plancheck.diagnostics.model import make
 from plancheck.diagnostics.span import Span, escape_pointer
-from plancheck.formats.ambiguity import other_reading
+from plancheck.formats.ambiguity import with_other_reading
 from plancheck.formats.found import FoundCall
 from plancheck.formats.sniff import is_call_trajectory, reads_as_trajectory, unwrap_trajectory
 from plancheck.ir.nodes import Binding, Literal, Plan, Reference, Step
 from plancheck.ir.references import read_binding
 from plancheck.ir.schema import json_type_name
-from plancheck.records import replace
 
 __all__ = ["TrajectoryLowering", "lower_trajectory", "reread"]
 
@@ -63,7 +62,7 @@ def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: i
     problems = list_problems(calls, root, "tool calls")
     if problems is not None:
         return None, problems
-    found = [_ambiguous(calls[raw.position], FoundCall(
+    found = [with_other_reading(calls[raw.position], FoundCall(
         raw.pointer, _TRAJECTORY if raw.is_object else NOT_A_CALL, raw.name, raw.name_pointer,
         raw.arguments, raw.arguments_pointer)) for raw in read_calls(calls)]
     lowering = TrajectoryLowering(root, found, (), base=(
@@ -75,12 +74,6 @@ def lower_trajectory(value: Any, root: Span, *, name: str | None = None, base: i
     except TooManyFields as error:  # arguments decoded from JSON strings past the field limit
         return None, [error.diagnostic(root)]
     return lowering.plan(name), lowering.diagnostics
-
-
-def _ambiguous(item: Any, call: FoundCall) -> FoundCall:
-    """``call`` with another reading of its object, if it has one (``PC122``)."""
-    conflict = other_reading(item, call) if isinstance(item, dict) else None
-    return call if conflict is None else replace(call, conflict=conflict)
 
 
 @dataclass(slots=True)

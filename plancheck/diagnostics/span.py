@@ -48,4 +48,9 @@ def escape_pointer(token: str | int) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
+def pointer_tokens(pointer: str) -> list[str]:
+    """The keys a JSON pointer names, unescaped (``/a~1b/0`` -> ``["a/b", "0"]``)."""
+    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+
+
 NO_SPAN = Span("<unknown>")

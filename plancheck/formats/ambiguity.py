@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from plancheck.diagnostics.span import pointer_tokens
 from plancheck.formats.found import FoundCall, child
 from plancheck.formats.records import CALL_ARGUMENT_KEYS, CALL_NAME_KEYS
+from plancheck.records import replace
 
-__all__ = ["other_reading"]
+__all__ = ["other_reading", "with_other_reading"]
 
 # The members other shapes keep a whole call in (OpenAI's, Gemini's, Bedrock's, MCP's).
 CALL_WRAPPER_KEYS: Final = ("function", "functionCall", "function_call", "toolUse", "params")
@@ -31,6 +33,12 @@ _ARGUMENT_KEYS: Final = frozenset(CALL_ARGUMENT_KEYS) - _WRAPPER_KEYS
 _READ_KEYS: Final = _NAME_KEYS | _WRAPPER_KEYS | _ARGUMENT_KEYS
 # Where such a wrapped call keeps its arguments.
 _WRAPPED_ARGUMENTS: Final = ("arguments", "args", "input")
+
+
+def with_other_reading(item: Any, call: FoundCall) -> FoundCall:
+    """``call`` (read from ``item``) with the other reading ``item`` allows, if any."""
+    conflict = other_reading(item, call) if isinstance(item, dict) else None
+    return call if conflict is None else replace(call, conflict=conflict)
 
 
 def other_reading(item: dict[str, Any], call: FoundCall) -> tuple[str, str] | None:
@@ -96,20 +104,20 @@ def _names(key: str, value: str, call: FoundCall) -> str:
 
 
 def _key_under(pointer: str | None, base: str) -> str | None:
-    """The member of the object at ``base`` that ``pointer`` goes through (unescaped)."""
-    if pointer is None or not pointer.startswith(base) or pointer[len(base):len(base) + 1] != "/":
-        return None
-    end = pointer.find("/", len(base) + 1)
-    token = pointer[len(base) + 1:] if end < 0 else pointer[len(base) + 1:end]
-    return token if "~" not in token else token.replace("~1", "/").replace("~0", "~")
+    """The member of the object at ``base`` that ``pointer`` goes through."""
+    below = _below(pointer, base)
+    return below[0] if below else None
 
 
 def _shown(pointer: str | None, base: str) -> str:
     """``pointer`` below ``base`` as dotted keys (``function.name``)."""
+    return ".".join(_below(pointer, base))
+
+
+def _below(pointer: str | None, base: str) -> list[str]:
     if pointer is None or not pointer.startswith(base + "/"):
-        return ""
-    return ".".join(token.replace("~1", "/").replace("~0", "~")
-                    for token in pointer[len(base) + 1:].split("/"))
+        return []
+    return pointer_tokens(pointer[len(base):])
 
 
 def _same(first: Any, second: Any) -> bool:

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any, Final
 
 from plancheck.diagnostics.limits import MAX_STEPS
-from plancheck.formats.ambiguity import other_reading
+from plancheck.formats.ambiguity import with_other_reading
 from plancheck.formats.found import (
     WHOLE_OUTPUT,
     FoundCall,
@@ -34,7 +34,6 @@ from plancheck.formats.plugins import builtin, load
 from plancheck.formats.records import CALL_CONTAINER_KEYS, CHAT_CONTAINER_KEYS
 from plancheck.formats.shape import CallShape
 from plancheck.ir.schema import PLAN_STEP_KEYS
-from plancheck.records import replace
 
 __all__ = ["CALL_SHAPES", "WHOLE_OUTPUT", "CallShape", "FoundCall", "call_shapes", "find_calls",
            "is_definition", "pairs_by_name", "positional_key", "read_answer", "read_call",
@@ -76,14 +75,8 @@ def read_call(value: Any, pointer: str = "", shape: str | None = None) -> FoundC
     for each in (call_shapes()[shape],) if shape is not None else _tried()[0]:
         call = each.read(value, pointer)
         if call is not None:
-            return _checked(value, call)
+            return with_other_reading(value, call)
     return None
-
-
-def _checked(item: dict[str, Any], call: FoundCall) -> FoundCall:
-    """``call`` with the other reading of ``item`` its keys allow, if any (:mod:`.ambiguity`)."""
-    conflict = other_reading(item, call)
-    return call if conflict is None else replace(call, conflict=conflict)
 
 
 def read_result(value: Any) -> tuple[str | None, Any] | None:
@@ -159,7 +152,7 @@ def _walk(value: Any, pointer: str, found: list[FoundCall],
     for shape in forced if forced is not None else answers if in_answers else detected:
         call = shape.read(value, pointer)
         if call is not None:
-            found.append(_checked(value, call))
+            found.append(with_other_reading(value, call))
             return
     if read_result(value) is not None:
         return  # a result: no call, nor calls inside it

@@ -39,7 +39,8 @@ def _encode(value: Any) -> bytes:
     return _encoders[0](value)
 
 
-_decoders: list[Callable[[str], Any]] = []
+# msgspec's decoder and the error it raises, made when a first JSON text is read.
+_decoders: list[tuple[Callable[[str], Any], type[Exception]]] = []
 
 
 def _decode(text: str) -> Any:
@@ -49,10 +50,11 @@ def _decode(text: str) -> Any:
     if not _decoders:
         import msgspec
 
-        _decoders.append(msgspec.json.Decoder().decode)
+        _decoders.append((msgspec.json.Decoder().decode, msgspec.DecodeError))
+    decode, refused = _decoders[0]
     try:
-        return _decoders[0](text)
-    except Exception:  # (msgspec.DecodeError and its ValidationError: json.loads decides)
+        return decode(text)
+    except refused:  # (its ValidationError too: out of range)
         return json.loads(text)
 
 # Outside its strings, compact JSON holds punctuation, true, false, null and numbers: with the
