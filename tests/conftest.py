@@ -4,9 +4,13 @@ fail rather than skip, so CI never skips them silently."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +43,42 @@ def pytest_configure(config: pytest.Config) -> None:
         number = getattr(signal, name, None)
         if number is not None and signal.getsignal(number) == signal.SIG_IGN:
             signal.signal(number, _ignore_hangup)
+
+
+@contextmanager
+def _turn(alone: bool) -> Iterator[None]:
+    """Under pytest-xdist, a test marked ``alone`` (it bounds the time or CPU a command takes)
+    runs while no other worker runs a test; the others share. A readers-writer lock of two
+    files, fair to the writer: every test passes the turnstile to take its share, and a test
+    that must run alone keeps the turnstile while it waits for the shares to end, so no new
+    test starts meanwhile. Without xdist, one test runs at a time anyway."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run or not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    base = Path(tempfile.gettempdir()) / f"plancheck-pytest-{run}"
+    with open(f"{base}.turn", "a") as turnstile, open(f"{base}.share", "a") as share:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        if alone:
+            fcntl.flock(share, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(share, fcntl.LOCK_UN)
+                fcntl.flock(turnstile, fcntl.LOCK_UN)
+            return
+        fcntl.flock(share, fcntl.LOCK_SH)
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(share, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    with _turn(item.get_closest_marker("alone") is not None):
+        yield
 
 
 def _require(path: Path, what: str) -> Path:

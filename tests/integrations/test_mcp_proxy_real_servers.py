@@ -10,6 +10,7 @@ server cannot be installed here.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -46,15 +47,20 @@ def npm_bin() -> Path:
     cache = Path(os.environ.get("PLANCHECK_NPM_CACHE",
                                 Path(tempfile.gettempdir()) / "plancheck-mcp-npm"))
     bin_dir = cache / "node_modules" / ".bin"
-    if not all((bin_dir / f"mcp-{name}").exists() for name in NPM_PACKAGES):
-        cache.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund",
-             *(f"@modelcontextprotocol/{name}@{version}"
-               for name, version in NPM_PACKAGES.items())],
-            capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            pytest.skip(f"npm could not install the reference servers: {done.stderr[-500:]}")
+    cache.mkdir(parents=True, exist_ok=True)
+    # One install at a time into the cache: the suite's workers (pytest-xdist) and other
+    # checkouts' suites share it.
+    with open(cache / ".install-lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not all((bin_dir / f"mcp-{name}").exists() for name in NPM_PACKAGES):
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund",
+                 *(f"@modelcontextprotocol/{name}@{version}"
+                   for name, version in NPM_PACKAGES.items())],
+                capture_output=True, text=True, timeout=600, check=False)
+            if done.returncode != 0:
+                pytest.skip(f"npm could not install the reference servers: "
+                            f"{done.stderr[-500:]}")
     return bin_dir
 
 

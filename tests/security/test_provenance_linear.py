@@ -12,6 +12,9 @@ import pytest
 
 from tests.security.capped import last_json, run_capped
 
+# CPU time against the size of the input: measured with no other test running.
+pytestmark = pytest.mark.alone
+
 POOL = {"tools": [
     {"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}},
     {"name": "post", "inputSchema": {"type": "object", "properties": {"body": {"type": "string"}}}},

@@ -20,6 +20,9 @@ from plancheck.policy.loader import PolicyError
 from plancheck.policy.regex import RegexError, compile_regex
 from tests.security.capped import ROOT, last_json, run_capped
 
+# CPU seconds of a verdict: measured with no other test running.
+pytestmark = pytest.mark.alone
+
 EVIL = "(a+)+$"
 TOOL, PARAM = "Flood_depth_prediction", "region_topography_path"
 POLICY = f'policy p {{ require {TOOL}.{PARAM} matches "{EVIL}" }}'
