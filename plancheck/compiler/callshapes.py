@@ -117,7 +117,8 @@ def lower_calls(value: Any, root: Span, *, name: str | None = None,
                            help=["--call-format auto detects the shape"],
                            data={"call_format": call_format})]
     if not calls:
-        return reread(value, root, name, None) if reread is not None else None
+        again = reread(value, root, name, None) if reread is not None else None
+        return again if again is not None else _without_calls(value, root, name)
     too_large = plan_limit([call.arguments for call in calls], root, what="calls")
     if too_large is not None:
         return None, [too_large]
@@ -432,6 +433,33 @@ def _shown(name: str) -> str:
 
 
 # --------------------------------------------------------------------------- frontend hooks
+
+
+# What says a document is a model's message or response (OpenAI chat and Responses, Anthropic,
+# Gemini), which may hold calls and here holds none.
+_MESSAGE_KEYS = ("role", "choices", "candidates")
+_MESSAGE_TYPES = frozenset({"message", "response"})
+
+
+def _without_calls(value: Any, root: Span, name: str | None) -> Lowered | None:
+    """An empty plan and its ``PC112`` for a message that holds no tool call (``tool_calls:
+    []``, or a model's reply in text only), rather than a ``PC105`` that expected a plan of
+    steps; None for any other document."""
+    if not isinstance(value, dict):
+        return None
+    for key in ("tool_calls", "calls"):
+        if value.get(key) == []:
+            return Plan((), root, name=name), [make(
+                "PC112", f"the message holds no tool call: `{key}` is empty",
+                primary=root.child(key), label="no calls")]
+    if "messages" in value:
+        what = "the transcript holds no tool call"
+    elif any(key in value for key in _MESSAGE_KEYS) or \
+            value.get("type") in _MESSAGE_TYPES or value.get("object") in _MESSAGE_TYPES:
+        what = "the message holds no tool call (text only)"
+    else:
+        return None
+    return Plan((), root, name=name), [make("PC112", what, primary=root, label="no calls")]
 
 
 def call_unit(value: Any, file: str, positions: Positions, reread: Reread | None = None
