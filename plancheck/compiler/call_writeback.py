@@ -17,6 +17,7 @@ import copy
 import json
 from typing import Any
 
+from plancheck.diagnostics.span import pointer_tokens
 from plancheck.formats.found import FoundCall
 from plancheck.formats.shapes import call_shapes, read_call
 from plancheck.ir.nodes import Plan
@@ -74,7 +75,7 @@ def _calls_of(document: Any, plan: Plan) -> list[FoundCall] | None:
 
 def _set(document: Any, pointer: str, value: Any) -> Any:
     """``document`` with the member at ``pointer`` (which exists) replaced by ``value``."""
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    tokens = pointer_tokens(pointer)
     if not tokens:
         return value
     parent = document

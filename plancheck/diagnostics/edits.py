@@ -20,6 +20,7 @@ from typing import Any
 
 from plancheck.diagnostics.model import Edit
 from plancheck.diagnostics.positions import Positions
+from plancheck.diagnostics.span import pointer_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,21 +71,17 @@ def text_edits(edits: Sequence[Edit], positions: Positions) -> list[TextEdit] | 
 # --------------------------------------------------------------------------- JSON semantics
 
 
-def _tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-
-
 def _parent(pointer: str) -> str:
     return pointer.rsplit("/", 1)[0]
 
 
 def _leaf(pointer: str) -> str:
-    return _tokens(pointer)[-1]
+    return pointer_tokens(pointer)[-1]
 
 
 def _lookup(document: Any, pointer: str) -> Any:
     value = document
-    for token in _tokens(pointer):
+    for token in pointer_tokens(pointer):
         if isinstance(value, dict) and token in value:
             value = value[token]
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):

@@ -50,7 +50,12 @@ def escape_pointer(token: str | int) -> str:
 
 def pointer_tokens(pointer: str) -> list[str]:
     """The keys a JSON pointer names, unescaped (``/a~1b/0`` -> ``["a/b", "0"]``)."""
-    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+    return [unescape_token(token) for token in pointer.split("/")[1:]]
+
+
+def unescape_token(token: str) -> str:
+    """One token of a JSON pointer as the key it names (``a~1b`` -> ``a/b``)."""
+    return token.replace("~1", "/").replace("~0", "~")
 
 
 NO_SPAN = Span("<unknown>")

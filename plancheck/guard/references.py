@@ -14,7 +14,7 @@ from typing import Any
 
 from plancheck.compiler.call_formats import SYNTAXES
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, parse
-from plancheck.diagnostics.span import escape_pointer
+from plancheck.diagnostics.span import escape_pointer, unescape_token
 from plancheck.ir.nodes import Toolset
 from plancheck.records import FrozenRecord
 
@@ -121,7 +121,7 @@ def replaced(arguments: Any, pointer: str, value: Any) -> Any:
     if not pointer:
         return value
     head, _, rest = pointer[1:].partition("/")
-    token = head.replace("~1", "/").replace("~0", "~")
+    token = unescape_token(head)
     if isinstance(arguments, dict):
         copy = dict(arguments)
         copy[token] = replaced(arguments.get(token), "/" + rest if rest else "", value)

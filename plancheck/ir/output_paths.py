@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from plancheck.diagnostics.span import pointer_tokens
 from plancheck.ir.nodes import Param, ToolSignature
 from plancheck.ir.schema_types import VALUE, SchemaParam, param_from_schema
 
@@ -65,8 +66,7 @@ def input_place(param: Param, pointer: str) -> Param | None:
         return None
     schema: Any = param.schema
     path = ""
-    for token in pointer.split("/")[1:]:
-        name = token.replace("~1", "/").replace("~0", "~")
+    for name in pointer_tokens(pointer):
         schema = _below(schema, name)
         if not schema:  # ruled out (None) or not described ({})
             return None

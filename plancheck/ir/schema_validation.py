@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from plancheck.diagnostics.span import escape_pointer
+from plancheck.diagnostics.span import escape_pointer, pointer_tokens
 from plancheck.ir.nodes import ToolSignature
 from plancheck.ir.schema_types import SCHEMA_TYPE_OF_KIND, kind_of_name, param_to_schema
 from plancheck.records import FrozenRecord
@@ -239,9 +239,9 @@ def expects_number(errors: list[SchemaError], pointer: str) -> bool:
 
 
 def value_at(value: Any, pointer: str) -> Any:
-    """The member of ``value`` a pointer of :func:`schema_errors` names."""
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
+    """The member of ``value`` at a JSON pointer (a pointer of :func:`schema_errors`, say);
+    None when there is none."""
+    for token in pointer_tokens(pointer):
         if isinstance(value, Mapping):
             value = value.get(token)
         elif isinstance(value, list) and token.isdigit() and int(token) < len(value):

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from plancheck.diagnostics.severity import Severity
+from plancheck.diagnostics.span import pointer_tokens, unescape_token
 from plancheck.ir.nodes import ToolSignature
 from plancheck.ir.schema_types import json_equal, json_shown, numeric_string
 from plancheck.ir.schema_validation import SchemaError, schema_errors, tool_schema_text, value_at
@@ -64,8 +65,7 @@ def place_of(pointer: str) -> str:
     """``edits[0].newText`` for ``/edits/0/newText`` (a key that is no identifier is quoted:
     ``["a.b"]``)."""
     text = ""
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
+    for token in pointer_tokens(pointer):
         if token.isdigit() and text:
             text += f"[{token}]"
         elif _IDENTIFIER.match(token):
@@ -121,7 +121,7 @@ def _about_hole(error: SchemaError, hole: str) -> bool:
 
 def _problems(error: SchemaError, arguments: Any, tool: ToolSignature) -> list[ArgumentProblem]:
     pointer = error.pointer
-    top = pointer.split("/")[1].replace("~1", "/").replace("~0", "~") if pointer else ""
+    top = unescape_token(pointer.split("/")[1]) if pointer else ""
     if error.keyword == "required":
         found = []
         for name in error.names:

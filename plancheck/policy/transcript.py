@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from plancheck.formats.shapes import pairs_by_name, read_answer, read_call, result_markers
+from plancheck.ir.schema_validation import value_at
 
 _MAX_DEPTH = 12  # results sit a few containers deep (messages, content blocks)
 
@@ -39,7 +40,7 @@ def call_results(document: Any, pointers: Sequence[str | None]
     ids: list[str] = []
     results: dict[int, Any] = {}
     for position, pointer in enumerate(pointers):
-        call = read_call(_at(document, pointer)) if pointer is not None else None
+        call = read_call(value_at(document, pointer)) if pointer is not None else None
         ident = call.call_id or "" if call is not None else ""
         ids.append(ident)
         if ident and ident in answers:
@@ -77,17 +78,3 @@ def _results(document: Any) -> tuple[dict[str, Any], dict[str, deque[Any]]]:
     return found, by_name
 
 
-def _at(document: Any, pointer: str) -> Any:
-    """The value at a JSON pointer (None when there is none)."""
-    value = document
-    if not pointer:
-        return value
-    for token in pointer.split("/")[1:]:
-        key = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(value, dict):
-            value = value.get(key)
-        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
-            value = value[int(key)]
-        else:
-            return None
-    return value

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from plancheck.diagnostics.model import Edit
+from plancheck.diagnostics.span import pointer_tokens
 
 __all__ = ["apply_edits"]
 
@@ -46,7 +47,7 @@ def _last_index(pointer: str) -> int:
 
 
 def _locate(document: JSON, pointer: str) -> tuple[JSON, str]:
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    tokens = pointer_tokens(pointer)
     if not tokens:
         raise ValueError("cannot edit the document root in place")
     node = document
