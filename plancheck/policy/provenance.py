@@ -32,7 +32,8 @@ from plancheck.policy.provenance_read import (
     START,
     Path,
     Reading,
-    encoded,
+    Text,
+    argument_text,
     leaves,
     matching,
     number_key,
@@ -111,7 +112,7 @@ class Provenance:
         for path, value in leaves(arguments):
             if isinstance(value, str):
                 if value:
-                    text = encoded(value)
+                    text = argument_text(value)
                     self._exact_string(path, value, text, found)
                     if len(value) >= GRAM:
                         self._holding(path, value, text, found)
@@ -124,7 +125,7 @@ class Provenance:
 
     # ------------------------------------------------------------------------ lookups
 
-    def _exact_string(self, path: Path, value: str, text: bytes | None, found: Found) -> None:
+    def _exact_string(self, path: Path, value: str, text: Text | None, found: Found) -> None:
         """The first MAX_SOURCES leaves equal to ``value``, in recording order."""
         def match(leaf: Any) -> bool:
             return isinstance(leaf, str) and leaf == value
@@ -168,7 +169,7 @@ class Provenance:
         return (self._table.holding_scalar(mark) if self._table else []) + holding
 
     def _exact(self, path: Path, question: tuple[Any, ...], numbers: list[int],
-               needle: bytes | None, match: Callable[[Any], bool], found: Found) -> None:
+               needle: Text | None, match: Callable[[Any], bool], found: Found) -> None:
         left = MAX_SOURCES
         for number in numbers:
             for source_path, _ in self._matching(number, question, match, needle)[:left]:
@@ -177,7 +178,7 @@ class Provenance:
             if left <= 0:
                 break
 
-    def _holding(self, path: Path, value: str, text: bytes | None, found: Found) -> None:
+    def _holding(self, path: Path, value: str, text: Text | None, found: Found) -> None:
         """The strings of 8 characters or more that hold ``value``, in recording order."""
         if text is None:
             numbers = list(range(len(self._results)))
@@ -195,7 +196,7 @@ class Provenance:
                     text):
                 _add(found, FlowIn(path, self._calls[number], source_path, CONTAINED))
 
-    def _held(self, path: Path, value: str, text: bytes | None, found: Found) -> None:
+    def _held(self, path: Path, value: str, text: Text | None, found: Found) -> None:
         """The strings of 8 characters or more that ``value`` holds, by where it first holds
         their first 8 characters, then in recording order."""
         if text is None:
@@ -236,19 +237,19 @@ class Provenance:
         for _, number, _, source_path in sorted(held):
             _add(found, FlowIn(path, self._calls[number], source_path, CONTAINED))
 
-    def _may_hold(self, needle: bytes) -> list[int]:
+    def _may_hold(self, needle: Text) -> list[int]:
         """The results that may hold ``needle`` (8 bytes or more): those the table names, and
         those not in it yet."""
         return (self._table.holding_copy(needle) if self._table else []) + list(
             range(self._listed, len(self._results)))
 
-    def _holds(self, number: int, needle: bytes) -> bool:
+    def _holds(self, number: int, needle: Text) -> bool:
         self.searched += 1
         reading = self._results[number]
         return reading.dropped or any(needle in text for text in reading.texts)
 
     def _matching(self, number: int, question: tuple[Any, ...], match: Callable[[Any], bool],
-                  needle: bytes | None) -> list[tuple[Path, Any]]:
+                  needle: Text | None) -> list[tuple[Path, Any]]:
         """The leaves of result ``number`` that ``match`` accepts, with their paths
         (``question`` names ``match``: the answer is kept, as the same values come back call
         after call); the parts whose JSON text lacks ``needle`` skipped, in a plain result
@@ -270,7 +271,7 @@ class Provenance:
         return leaves_found
 
     def _copies(self, number: int, string: str, match: Callable[[Any], bool],
-                needle: bytes | None) -> list[tuple[Path, Any]]:
+                needle: Text | None) -> list[tuple[Path, Any]]:
         """The leaves of result ``number`` equal to ``string``: by a walk for it, the first
         time; the second time a string is asked of the result, by one walk of all its leaves,
         kept by string (a result a copied value is found in is often asked again: a JSON
@@ -291,7 +292,7 @@ class Provenance:
                     strings.setdefault(leaf, []).append((path, leaf))
         return strings.get(string, [])
 
-    def _starts_in(self, text: bytes) -> list[int]:
+    def _starts_in(self, text: Text) -> list[int]:
         """The recorded starts (8 bytes) that ``text`` holds. Every 8-byte window of the text
         is read by eight memoryview casts and met with the starts by a set operation: no
         Python step per position (an 8 MB argument took two seconds a lookup)."""
@@ -354,7 +355,7 @@ class Provenance:
         self._started = self._read
 
 
-def _strings_held(texts: list[bytes], heads: list[bytes], value: str, needle: bytes
+def _strings_held(texts: list[bytes], heads: list[bytes], value: str, needle: Text
                   ) -> dict[str, bytes] | None:
     """The strings of 8 characters or more of JSON ``texts`` that start with one of ``heads``
     (an opening quote and 8 bytes) and lie inside ``value`` (whose JSON text is ``needle``)

@@ -35,7 +35,7 @@ _CHUNK = 1 << 20  # bytes of text whose grams are read at a time
 _HEAD = 5 * STEP  # a lookup reads the grams of a copy's first 20 bytes (three at each offset)
 
 
-def gram_rows(text: bytes, offset: int = 0) -> Any:
+def gram_rows(text: bytes | bytearray, offset: int = 0) -> Any:
     """The rows of the grams of ``text`` at ``offset``, ``offset`` + 4, ..."""
     grams = np.frombuffer(text, dtype=np.uint32, count=(len(text) - offset) // STEP,
                           offset=offset)
@@ -131,11 +131,11 @@ class Bits:
             found = self._rows[row] = _as_int(self._bits[row])
         return found
 
-    def holding_copy(self, needle: bytes) -> list[int]:
+    def holding_copy(self, needle: bytes | bytearray) -> list[int]:
         """The results that may hold ``needle`` (8 bytes or more) in one of their texts."""
         return numbers_in(self._holding_copy(needle))
 
-    def _holding_copy(self, needle: bytes) -> int:
+    def _holding_copy(self, needle: bytes | bytearray) -> int:
         head = needle[:_HEAD]
         found: Any = None
         for offset in range(STEP):

@@ -28,15 +28,23 @@ KEPT_TEXT = 1 << 20  # the JSON texts of a result longer than this are not kept 
 Path = tuple[PathKey, ...]
 # msgspec's encoder, made when a first result is recorded: importing msgspec takes 30-45 ms,
 # which a guard that has recorded nothing (its first verdict, a short session) need not pay.
-_encoders: list[Callable[[Any], bytes]] = []
+_encoders: list[Any] = []  # (msgspec.json.Encoder)
+
+Text = bytes | bytearray  # the JSON text of an argument's string (a long one: a bytearray)
+LONG = 64 * 1024  # characters of an argument's string whose text is written in place
 
 
-def _encode(value: Any) -> bytes:
+def _encoder() -> Any:
     if not _encoders:
         import msgspec
 
-        _encoders.append(msgspec.json.Encoder().encode)
-    return _encoders[0](value)
+        _encoders.append(msgspec.json.Encoder())
+    return _encoders[0]
+
+
+def _encode(value: Any) -> bytes:
+    encoded: bytes = _encoder().encode(value)
+    return encoded
 
 
 # msgspec's decoder and the error it raises, made when a first JSON text is read.
@@ -78,10 +86,10 @@ def leaves(value: Any, path: Path = (), depth: int = 0) -> list[tuple[Path, Any]
 # How a walk skips parts: the needle their JSON text must hold, and whether a string in the
 # value may hold JSON (whose leaves may be written with other escapes: a part holding such a
 # string is read too).
-Pruning = tuple[bytes, bool]
+Pruning = tuple[Text, bool]
 
 
-def matching(value: Any, match: Callable[[Any], bool], needle: bytes | None
+def matching(value: Any, match: Callable[[Any], bool], needle: Text | None
              ) -> list[tuple[Path, Any]]:
     """The leaves of ``value`` (as :func:`leaves` lists them, in its order) that ``match``
     accepts. ``needle``: bytes the JSON text of any container holding such a leaf holds, so
@@ -160,7 +168,7 @@ def _skipped(members: Any, pruning: Pruning) -> set[int] | frozenset[int]:
 _NONE: frozenset[int] = frozenset()
 
 
-def _without(members: Any, needle: bytes) -> set[int] | frozenset[int]:
+def _without(members: Any, needle: Text) -> set[int] | frozenset[int]:
     """The ids of the containers among ``members`` whose JSON text lacks ``needle``, in a
     value none of whose strings holds JSON: each written once and searched, all in C."""
     inside = [member for member in members if type(member) is dict or type(member) is list]
@@ -171,13 +179,14 @@ def _without(members: Any, needle: bytes) -> set[int] | frozenset[int]:
                                                        repeat(needle))))))
 
 
-def _lacking(members: Any, needle: bytes) -> set[int] | frozenset[int]:
+def _lacking(members: Any, needle: Text) -> set[int] | frozenset[int]:
     """The ids of the containers among ``members`` whose JSON text cannot hold a leaf that
     ``needle`` is the mark of (nor a string that may hold JSON, whose leaves may be written
     with other escapes): each written once, in C, not walked."""
     inside = [member for member in members if type(member) is dict or type(member) is list]
     if not inside:
         return _NONE
+    texts: list[Text]
     try:
         texts = list(map(_encode, inside))
     except (TypeError, ValueError, OverflowError, RecursionError):
@@ -186,7 +195,7 @@ def _lacking(members: Any, needle: bytes) -> set[int] | frozenset[int]:
             if needle not in text and _JSON_TEXT[0] not in text and _JSON_TEXT[1] not in text}
 
 
-def _encoded_or_needle(value: Any, needle: bytes) -> bytes:
+def _encoded_or_needle(value: Any, needle: Text) -> Text:
     try:
         return _encode(value)
     except (TypeError, ValueError, OverflowError, RecursionError):
@@ -208,6 +217,24 @@ def encoded(text: str) -> bytes | None:
         return _encode(text)[1:-1]
     except ValueError:  # (UnicodeEncodeError)
         return None
+
+
+def argument_text(text: str) -> Text | None:
+    """:func:`encoded` of an argument's string, for its lookups. A long one is written into a
+    buffer of its own length, whose quotes are dropped in place: one copy of the text, where
+    slicing the quotes off a written ``bytes`` makes two (the lookups of an 8 MB argument
+    took 19 MB beside it, which the MCP proxy's memory bound did not leave)."""
+    if len(text) < LONG:
+        return encoded(text)
+    # (room for its quotes and some escapes: msgspec grows a buffer by half when it must)
+    buffer = bytearray(len(text) + len(text) // 8 + 2)
+    try:
+        _encoder().encode_into(text, buffer)
+    except ValueError:  # (UnicodeEncodeError: a lone surrogate)
+        return None
+    del buffer[-1]
+    del buffer[0]  # (a bytearray drops its first bytes without moving the rest)
+    return buffer
 
 
 def number_key(value: int | float) -> float | None:

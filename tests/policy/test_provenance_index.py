@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import random
+import tracemalloc
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plancheck.policy.provenance import GRAM, MAX_SOURCES, Provenance, leaves
+from plancheck.policy.provenance_read import LONG
 from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn
 
 # Few letters, so that copies and near-copies are common; é and 💧 make some text non-ASCII.
@@ -260,3 +262,39 @@ def test_what_a_lookup_reads_does_not_grow_with_the_results_before_it() -> None:
             if "mode" not in arguments and "n" not in arguments:
                 assert count in {flow.source for flow in flows}, arguments
     assert all(late <= early + 3 for early, late in zip(*read, strict=True)), read
+
+
+def test_an_argument_past_the_long_text_limit_finds_what_the_scan_finds() -> None:
+    """A string argument of ``LONG`` characters or more has its JSON text written into a
+    buffer of its own: its flows are the scan's (equal to a result, holding one, held by one),
+    with escapes and non-ASCII text, searched one by one and through the table of bits."""
+    rng = random.Random(7)
+    filler = "".join(rng.choice('ab/_ é💧"\\{}') for _ in range(LONG + 100))
+    value = filler + "held-string-01" + filler[:500]
+    results: list[Any] = [{"text": value}, ["held-string-01", "other value"],
+                          {"text": "prefix " + value + " suffix"}, {"none": "nothing to see"}]
+    arguments = {"body": value}
+    for tail in (64, 1):
+        provenance = Provenance(tail=tail)
+        for index, result in enumerate(results):
+            provenance.record(index, result)
+        found = provenance.flows_into(arguments)
+        assert _shown(found) == _shown(_oracle(list(enumerate(results)), arguments))
+        assert sorted(flow.source for flow in found) == [0, 1, 2]
+
+
+def test_a_long_argument_is_looked_up_with_one_copy_of_its_text() -> None:
+    """The lookups of an 8 MB argument allocate about its size once (its JSON text), not
+    twice (its text with quotes, then a copy without them): the MCP proxy's memory bound is
+    twice the largest message plus 80 MB."""
+    provenance = Provenance()
+    for index in range(70):  # (into the table of bits)
+        provenance.record(index, {"content": [{"type": "text", "text": f"note {index:03d} kept"}]})
+    value = "".join(f"line {n:07d} of the report\n" for n in range(300_000))  # 8.1 MB
+    tracemalloc.start()
+    try:
+        provenance.flows_into({"text": value})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(value) > LONG and peak < 1.3 * len(value), peak / len(value)

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import IO, Any, Final
 
 from plancheck.integrations.mcp import messages, protocol, wire
+from plancheck.integrations.mcp.heap import one_arena
 from plancheck.integrations.mcp.messages import Kind, error_reply, id_key
 from plancheck.integrations.mcp.pool import use_pool
 from plancheck.integrations.mcp.server_process import ServerProcess
@@ -95,7 +96,7 @@ class McpProxy:
         self._guard: Any = None
         self._guard_lock = threading.Lock()
         self._stale = True  # the pool is to be read before the next call
-        self._judging: queue.Queue[tuple[dict[str, Any], str] | None] = queue.Queue()
+        self._judging: queue.Queue[tuple[dict[str, Any], str, int] | None] = queue.Queue()
         self._queued = 0  # calls put on the queue and not yet judged
         self._server: ServerProcess | None = None
         self._gone: str | None = None  # why the server can take no more requests
@@ -110,6 +111,7 @@ class McpProxy:
     def run(self) -> int:
         """Relay until either side ends; returns 0, or 2 when the server could not start,
         failed, or exited with an error status on its own."""
+        one_arena()  # (before the threads start: see heap.py)
         try:
             self._server = ServerProcess(self.command)
         except OSError as error:
@@ -209,14 +211,14 @@ class McpProxy:
             elif method == "tools/call":
                 self._judge_call(message, key, size)
             else:
-                self._to_server(wire.encode(message))
+                self._to_server(wire.encode_read(message, size))
             return
         if read.kind == Kind.NOTIFICATION and message["method"] == "notifications/cancelled":
             params = message.get("params")
             if isinstance(params, dict) and "requestId" in params:
                 with self._lock:
                     self._cancelled.add(id_key(params["requestId"]))
-        self._to_server(wire.encode(message))
+        self._to_server(wire.encode_read(message, size))
 
     # ----------------------------------------------------------------------- judging calls
 
@@ -230,9 +232,9 @@ class McpProxy:
             if not at_once:
                 self._queued += 1
         if at_once:
-            self._judge_one(message, key)
+            self._judge_one(message, key, size)
         else:
-            self._judging.put((message, key))
+            self._judging.put((message, key, size))
 
     def _judge_calls(self) -> None:
         while (item := self._judging.get()) is not None:
@@ -242,7 +244,7 @@ class McpProxy:
         self._close_server_input()  # the client has closed: so does the server's input
         self._begin_ending()
 
-    def _judge_one(self, message: dict[str, Any], key: str) -> None:
+    def _judge_one(self, message: dict[str, Any], key: str, size: int) -> None:
         with self._lock:
             if key not in self._pending:
                 return  # answered already (the server has gone)
@@ -251,13 +253,15 @@ class McpProxy:
                 del self._pending[key]
                 return
         try:
-            self._judge(message, key)
+            self._judge(message, key, size)
         except Exception as error:  # never a lost request, whatever failed
             self._answer(key, wire.encode(protocol.tool_error(
                 message, f"plancheck failed on this call, so it was not run "
                          f"({type(error).__name__}: {error}); please report it")))
 
-    def _judge(self, message: dict[str, Any], key: str) -> None:
+    def _judge(self, message: dict[str, Any], key: str, size: int) -> None:
+        """Forward the call, or answer it with the guard's refusal (``size``: of the line it
+        was read from, which its encoding is written into a buffer of)."""
         sent = _Sent(message)
         if _continues(message):
             with self._lock:
@@ -265,7 +269,7 @@ class McpProxy:
                 if call_id is not None:
                     self._calls[key] = (call_id, sent)
             if call_id is not None:  # the retry of a call judged and accepted, unchanged
-                self._to_server(wire.encode(message))
+                self._to_server(wire.encode_read(message, size))
                 return
         guard, problem = self._current_guard(message)
         if guard is None:
@@ -283,7 +287,7 @@ class McpProxy:
         if isinstance(verdict.arguments, dict) and (
                 "arguments" in params or verdict.arguments):
             params["arguments"] = verdict.arguments  # what was judged is what runs
-        self._to_server(wire.encode(message))
+        self._to_server(wire.encode_read(message, size))
 
     def _current_guard(self, request: dict[str, Any]) -> tuple[Any, str]:
         """The guard over the server's current pool (read now if it changed or was never
@@ -483,7 +487,7 @@ class McpProxy:
         with self._server_lock:
             server.close_input()
 
-    def _to_server(self, line: bytes) -> None:
+    def _to_server(self, line: bytes | bytearray) -> None:
         server = self._server
         assert server is not None
         try:
