@@ -58,6 +58,7 @@ from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, 
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
+from plancheck.formats.records import PLAN_WRAPPER_KEYS
 from plancheck.formats.shapes import (
     WHOLE_OUTPUT,
     FoundCall,
@@ -445,8 +446,9 @@ def _without_calls(value: Any, root: Span, name: str | None) -> Lowered | None:
     """An empty plan and its ``PC112`` for a message that holds no tool call (``tool_calls:
     []``, or a model's reply in text only), rather than a ``PC105`` that expected a plan of
     steps; None for any other document."""
-    if not isinstance(value, dict):
-        return None
+    if not isinstance(value, dict) or any(isinstance(value.get(key), list)
+                                          for key in PLAN_WRAPPER_KEYS):
+        return None  # (a plan under a wrapper key is read as one)
     for key in ("tool_calls", "calls"):
         if value.get(key) == []:
             return Plan((), root, name=name), [make(
