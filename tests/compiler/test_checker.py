@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plancheck.checks.registry import optional_codes
 from plancheck.compiler.checker import check_json_plan
 from plancheck.compiler.driver import CheckOptions, check_plan
 from plancheck.compiler.lowering import lower_plan
@@ -41,10 +42,10 @@ _DIGEST = re.compile(r"#[0-9a-f]{32}")  # a long sub-term, written as its digest
 
 
 def phases(plan: Plan, toolset: Toolset, *, types: bool = True, interpret: bool = True,
-           unreachable: bool = False) -> list[Diagnostic]:
+           unreachable: bool = False, kept: frozenset[str] = frozenset()) -> list[Diagnostic]:
     """The rules run one phase after the other."""
     return check_phase_by_phase(plan, toolset, types=types, interpret=interpret,
-                                unreachable=unreachable)
+                                unreachable=unreachable, kept=kept)
 
 
 def _form(form: tuple[str, ...] | None) -> list[str] | None:
@@ -61,8 +62,9 @@ def assert_checked_alike(value: list[Any], toolset: Toolset = TOOLSET) -> None:
     general = phases(plan, toolset)
     # One pass over the lowered plan, under each set of options that changes the phases run.
     assert check_plan(plan, toolset) == general
+    # (every code selected: the rules off by default run too, PC210's for an empty argument)
     assert check_plan(plan, toolset, CheckOptions(select=("PC",))) == phases(
-        plan, toolset, unreachable=True
+        plan, toolset, unreachable=True, kept=optional_codes()
     )
     assert check_plan(plan, toolset, CheckOptions(types=False)) == phases(
         plan, toolset, types=False
@@ -195,6 +197,16 @@ def test_built_in_mutations_are_checked_alike(plan: list[dict[str, Any]], seed: 
         mutated = json.loads(make_completion(plan, mutation, "raw", seed=seed))
         if isinstance(mutated, list):
             assert_checked_alike(mutated)
+
+
+def test_a_plan_with_empty_arguments_is_checked_alike() -> None:
+    """Empty strings, under an input of the tool and under keys it lacks (``""`` among them),
+    with every code selected: the off-by-default rule of empty arguments (PC210) runs in the
+    fused checker and in the phase-by-phase oracle alike (found by the property above)."""
+    for inputs in ({"image_path": ""}, {"": ""}, {"foo": " "}, {"": "x"}):
+        assert_checked_alike([{"agent": "Anomaly_Detection_Forest", "step": 0,
+                               "dependence": [-1], "dependence_content": None,
+                               "inputs": inputs, "outputs": ["anomaly_map_path"]}])
 
 
 @settings(max_examples=60, deadline=None)

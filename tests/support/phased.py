@@ -20,11 +20,12 @@ from plancheck.typecheck.names import PlanFacts
 
 
 def check_phase_by_phase(plan: Plan, toolset: Toolset, *, types: bool = True,
-                         interpret: bool = True, unreachable: bool = False
-                         ) -> list[Diagnostic]:
+                         interpret: bool = True, unreachable: bool = False,
+                         kept: frozenset[str] = frozenset()) -> list[Diagnostic]:
     """The plan's diagnostics with each rule run over every step before the next rule starts
-    (rules in phase order), each phase's diagnostics built before the next phase runs."""
-    rules = rule_set(types=types, interpret=interpret, unreachable=unreachable)
+    (rules in phase order), each phase's diagnostics built before the next phase runs.
+    ``kept``: the codes selected, whose rules run though they are off by default."""
+    rules = rule_set(types=types, interpret=interpret, unreachable=unreachable, kept=kept)
     facts = PlanFacts.of_plan(plan, toolset)
     views = [StepView.of_step(facts, step) for step in plan.steps]
     flow = DataFlow(facts) if rules.needs_flow else None
