@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import os
 import threading
+import tracemalloc
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plancheck.integrations.mcp.messages import id_key
-from plancheck.integrations.mcp.wire import LineReader
+from plancheck.integrations.mcp.wire import LineReader, encode, encode_read, parse
 
 _LINE = st.binary(max_size=300).map(lambda b: b.replace(b"\n", b" ") + b"\n")
 
@@ -91,3 +92,41 @@ def test_an_id_key_is_the_ids_json(request_id: object) -> None:
     """Pending requests are keyed by their id's JSON (1 and "1" differ); the key is spelled
     without json.dumps for plain ids, and is the same."""
     assert id_key(request_id) == json.dumps(request_id)
+
+
+def test_a_large_message_is_encoded_as_a_small_one_is() -> None:
+    """``encode_read`` (a value read from a long line, written into a buffer of the line's
+    size) gives the bytes ``encode`` gives: ASCII, escapes, non-ASCII text (escaped by
+    json.dumps) and a lone surrogate."""
+    for text in ("x" * (2 << 20), 'a"b\\c\n' * (400_000), "é💧" * (600_000),
+                 "\ud800" + "x" * (2 << 20), "short"):
+        value = {"jsonrpc": "2.0", "id": 7, "params": {"arguments": {"text": text}}}
+        line = json.dumps(value).encode() + b"\n"
+        assert bytes(encode_read(parse(line), len(line))) == encode(value)
+
+
+def test_a_large_message_is_read_and_encoded_near_its_own_size() -> None:
+    """An 8 MB line is read into a buffer that grows by half past 1 MiB (doubling held 16 MB,
+    each byte written, with an 8 MB block beside it while it grew), and its value is written
+    into a buffer of the line's size (msgspec grew its own to 12 MB)."""
+    line = b'{"jsonrpc":"2.0","id":1,"params":{"text":"' + b"x" * (8 << 20) + b'"}}\n'
+    read_fd, write_fd = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(write_fd, line) and None,
+                                              os.close(write_fd)))
+    tracemalloc.start()
+    try:
+        writer.start()
+        got = LineReader(read_fd, 64 << 20).read_line()
+        reading = tracemalloc.get_traced_memory()[1]
+        assert got is not None and len(got) == len(line)
+        value = parse(got)
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        encode_read(value, len(line))
+        encoding = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+        writer.join(timeout=30)
+        os.close(read_fd)
+    assert reading < 2.0 * len(line), reading / len(line)
+    assert encoding < 1.15 * len(line), encoding / len(line)

@@ -182,15 +182,14 @@ def encode_read(value: Any, size: int) -> bytes | bytearray:
     """:func:`encode` of a value read from a line of ``size`` bytes: a large one is written
     into a buffer of about that length, where msgspec would grow its own by half at a time
     (12 MB for an 8 MB message; 8.5 MB so)."""
-    if size >= _PRESIZED:
-        buffer = bytearray(size + size // 16 + 256)
-        try:
-            _encoder.encode_into(value, buffer)
-        except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
-            return encode(value)
-        if buffer.isascii():
-            return buffer
-    return encode(value)
+    if size < _PRESIZED:
+        return encode(value)
+    buffer = bytearray(size + size // 16 + 256)
+    try:
+        _encoder.encode_into(value, buffer)
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+        return _escaped(value)  # (a lone surrogate, which json.dumps escapes)
+    return buffer if buffer.isascii() else _escaped(value)
 
 
 def encode(value: Any) -> bytes:
@@ -202,5 +201,10 @@ def encode(value: Any) -> bytes:
         fast = None  # (a lone surrogate, which json.dumps escapes)
     if fast is not None and fast.isascii():
         return fast
+    return _escaped(value)
+
+
+def _escaped(value: Any) -> bytes:
+    """``value`` as compact JSON with every non-ASCII character escaped."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode(
         "ascii")
