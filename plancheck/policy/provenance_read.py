@@ -28,7 +28,7 @@ KEPT_TEXT = 1 << 20  # the JSON texts of a result longer than this are not kept 
 Path = tuple[PathKey, ...]
 # msgspec's encoder, made when a first result is recorded: importing msgspec takes 30-45 ms,
 # which a guard that has recorded nothing (its first verdict, a short session) need not pay.
-_encoders: list[Any] = []  # (msgspec.json.Encoder)
+_encoders: list[Any] = []  # (msgspec.json.Encoder, and its encode: the hot call, bound once)
 
 Text = bytes | bytearray  # the JSON text of an argument's string (a long one: a bytearray)
 LONG = 64 * 1024  # characters of an argument's string whose text is written in place
@@ -38,12 +38,15 @@ def _encoder() -> Any:
     if not _encoders:
         import msgspec
 
-        _encoders.append(msgspec.json.Encoder())
+        encoder = msgspec.json.Encoder()
+        _encoders.extend((encoder, encoder.encode))
     return _encoders[0]
 
 
 def _encode(value: Any) -> bytes:
-    encoded: bytes = _encoder().encode(value)
+    if not _encoders:
+        _encoder()
+    encoded: bytes = _encoders[1](value)
     return encoded
 
 
