@@ -17,11 +17,10 @@ import copy
 import json
 from typing import Any
 
-from plancheck.diagnostics.span import pointer_tokens
+from plancheck.diagnostics.span import pointer_tokens, value_at
 from plancheck.formats.found import FoundCall
 from plancheck.formats.shapes import call_shapes, read_call
 from plancheck.ir.nodes import Plan
-from plancheck.ir.schema_validation import value_at
 
 __all__ = ["write_back"]
 

@@ -66,7 +66,7 @@ from plancheck.formats.shapes import (
     find_calls,
     positional_key,
 )
-from plancheck.formats.sniff import is_plan_steps, is_trajectory_document
+from plancheck.formats.sniff import is_plan_steps, is_trajectory_document, message_kind
 from plancheck.ir.nodes import Argument, Binding, Literal, Plan, Reference, Step, Toolset
 from plancheck.ir.output_paths import split_path
 from plancheck.ir.references import read_binding
@@ -436,12 +436,6 @@ def _shown(name: str) -> str:
 # --------------------------------------------------------------------------- frontend hooks
 
 
-# What says a document is a model's message or response (OpenAI chat and Responses, Anthropic,
-# Gemini), which may hold calls and here holds none.
-_MESSAGE_KEYS = ("role", "choices", "candidates")
-_MESSAGE_TYPES = frozenset({"message", "response"})
-
-
 def _without_calls(value: Any, root: Span, name: str | None) -> Lowered | None:
     """An empty plan and its ``PC112`` for a message that holds no tool call (``tool_calls:
     []``, or a model's reply in text only), rather than a ``PC105`` that expected a plan of
@@ -454,13 +448,11 @@ def _without_calls(value: Any, root: Span, name: str | None) -> Lowered | None:
             return Plan((), root, name=name), [make(
                 "PC112", f"the message holds no tool call: `{key}` is empty",
                 primary=root.child(key), label="no calls")]
-    if "messages" in value:
-        what = "the transcript holds no tool call"
-    elif any(key in value for key in _MESSAGE_KEYS) or \
-            value.get("type") in _MESSAGE_TYPES or value.get("object") in _MESSAGE_TYPES:
-        what = "the message holds no tool call (text only)"
-    else:
+    kind = message_kind(value)
+    if kind is None:
         return None
+    what = "the transcript holds no tool call" if kind == "transcript" else \
+        "the message holds no tool call (text only)"
     return Plan((), root, name=name), [make("PC112", what, primary=root, label="no calls")]
 
 

@@ -6,7 +6,8 @@ module imports nothing from plancheck.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 
 class Span(NamedTuple):
@@ -56,6 +57,18 @@ def pointer_tokens(pointer: str) -> list[str]:
 def unescape_token(token: str) -> str:
     """One token of a JSON pointer as the key it names (``a~1b`` -> ``a/b``)."""
     return token.replace("~1", "/").replace("~0", "~")
+
+
+def value_at(value: Any, pointer: str) -> Any:
+    """The member of ``value`` at a JSON pointer; None when there is none."""
+    for token in pointer_tokens(pointer):
+        if isinstance(value, Mapping):
+            value = value.get(token)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value
 
 
 NO_SPAN = Span("<unknown>")

@@ -341,6 +341,25 @@ def is_trajectory_document(value: Any) -> bool:
     return is_dora_document(value)
 
 
+# What makes an object a model's message or response (OpenAI chat and Responses, Anthropic,
+# Gemini), whose calls the call shapes read: a role, choices or candidates, or its type.
+_MESSAGE_KEYS: Final = ("role", "choices", "candidates")
+_MESSAGE_TYPES: Final = frozenset({"message", "response"})
+
+
+def message_kind(value: Any) -> str | None:
+    """``"transcript"`` for a chat transcript (``messages``), ``"message"`` for one model
+    message or response, None for any other value."""
+    if not isinstance(value, dict):
+        return None
+    if "messages" in value:
+        return "transcript"
+    if any(key in value for key in _MESSAGE_KEYS) or value.get("type") in _MESSAGE_TYPES \
+            or value.get("object") in _MESSAGE_TYPES:
+        return "message"
+    return None
+
+
 # -- trajectories of calls in other shapes -------------------------------------------------------
 
 # Members that make an object something else: a DisasterBench plan step, or a tool definition.

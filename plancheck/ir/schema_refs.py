@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plancheck.ir.schema_validation import value_at
+from plancheck.diagnostics.span import value_at
 
 __all__ = ["inline_local_refs"]
 

@@ -14,11 +14,10 @@ for ``required`` and ``additionalProperties``, the argument names involved.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from plancheck.diagnostics.span import escape_pointer, pointer_tokens
+from plancheck.diagnostics.span import escape_pointer
 from plancheck.ir.nodes import ToolSignature
 from plancheck.ir.schema_types import SCHEMA_TYPE_OF_KIND, kind_of_name, param_to_schema
 from plancheck.records import FrozenRecord
@@ -236,16 +235,3 @@ def expects_number(errors: list[SchemaError], pointer: str) -> bool:
     """Whether a ``type`` error at ``pointer`` asks for a number (or an integer)."""
     return any(e.pointer == pointer and e.keyword == "type"
                and {"number", "integer"} & set(e.expected) for e in errors)
-
-
-def value_at(value: Any, pointer: str) -> Any:
-    """The member of ``value`` at a JSON pointer (a pointer of :func:`schema_errors`, say);
-    None when there is none."""
-    for token in pointer_tokens(pointer):
-        if isinstance(value, Mapping):
-            value = value.get(token)
-        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-            value = value[int(token)]
-        else:
-            return None
-    return value

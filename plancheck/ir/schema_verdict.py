@@ -25,10 +25,10 @@ from functools import lru_cache
 from typing import Any
 
 from plancheck.diagnostics.severity import Severity
-from plancheck.diagnostics.span import pointer_tokens, unescape_token
+from plancheck.diagnostics.span import pointer_tokens, unescape_token, value_at
 from plancheck.ir.nodes import ToolSignature
 from plancheck.ir.schema_types import json_equal, json_shown, numeric_string
-from plancheck.ir.schema_validation import SchemaError, schema_errors, tool_schema_text, value_at
+from plancheck.ir.schema_validation import SchemaError, schema_errors, tool_schema_text
 from plancheck.records import FrozenRecord
 
 __all__ = ["ArgumentProblem", "argument_problems", "place_of"]

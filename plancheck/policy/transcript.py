@@ -21,8 +21,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from plancheck.diagnostics.span import value_at
 from plancheck.formats.shapes import pairs_by_name, read_answer, read_call, result_markers
-from plancheck.ir.schema_validation import value_at
 
 _MAX_DEPTH = 12  # results sit a few containers deep (messages, content blocks)
 
@@ -76,5 +76,3 @@ def _results(document: Any) -> tuple[dict[str, Any], dict[str, deque[Any]]]:
         pending.extend((item, depth + 1) for item in reversed(list(value.values()))
                        if isinstance(item, list | dict))
     return found, by_name
-
-
