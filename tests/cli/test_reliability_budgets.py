@@ -96,11 +96,12 @@ def test_explain_and_fix_hold_the_budget(tmp_path: Path, steps: int) -> None:
     assert fixed <= 2 * plain + 2 * BUDGET_S + SLACK_S, (fixed, plain)
     assert _max_child_rss_mb() < MAX_RSS_MB
     if steps >= 10_000:  # the acceptance: whole runs within twice the budget
-        # The least of two runs: what the run costs, less what the machine added to one of
-        # them (on an idle machine one run of the same build ranged over 3.0-4.4 s).
+        # The least of three runs: what the run costs, less what the machine added to the
+        # others (on an idle machine one run of the same build ranged over 3.0-4.4 s, and the
+        # least of two reached 4.1 s on the plain-Python build once).
         explained_cpu = min(_cpu_timed("check", "--explain", "--format", "json", path)[0]
-                            for _ in range(2))
-        fixed_cpu = min(_cpu_timed("fix", path)[0] for _ in range(2))
+                            for _ in range(3))
+        fixed_cpu = min(_cpu_timed("fix", path)[0] for _ in range(3))
         assert max(explained_cpu, fixed_cpu) <= 2 * BUDGET_S, (explained_cpu, fixed_cpu)
 
 
