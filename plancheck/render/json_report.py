@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 from plancheck import __version__
 from plancheck.diagnostics.model import Diagnostic, Severity
 from plancheck.diagnostics.serialize import diagnostic_to_dict
+from plancheck.render.indented import MANY, dumps_indented
 from plancheck.render.registry import RenderContext
 from plancheck.render.stream import ReportStream, Tally, Write, render_document
 
@@ -93,7 +94,7 @@ class JsonStream(ReportStream):
                positions: Positions | None) -> None:
         for diagnostic in diagnostics:
             self.counts.add(diagnostic)
-            item = json.dumps(diagnostic_to_dict(diagnostic), indent=2, ensure_ascii=False)
+            item = dumps_indented(diagnostic_to_dict(diagnostic), many=self._items >= MANY)
             self._spool.write((",\n" if self._items else "") + _ITEM_INDENT
                               + item.replace("\n", "\n" + _ITEM_INDENT))
             self._items += 1

@@ -26,6 +26,7 @@ from plancheck import __version__
 from plancheck.diagnostics.codes import CODES, CodeInfo
 from plancheck.diagnostics.model import Diagnostic, Label, Severity, Suggestion
 from plancheck.diagnostics.span import Span
+from plancheck.render.indented import MANY, dumps_indented
 from plancheck.render.registry import RenderContext, Sources
 from plancheck.render.stream import ReportStream, Tally, Write
 
@@ -245,8 +246,9 @@ class SarifStream(ReportStream):
                 sources.add(diagnostic.file, diagnostic.record, lines, positions)
         context = RenderContext(diagnostics, sources)
         for diagnostic in diagnostics:
-            result = json.dumps(sarif_result(diagnostic, context, self.rule_index[diagnostic.code],
-                                             self.root), indent=2, ensure_ascii=False)
+            result = dumps_indented(sarif_result(diagnostic, context,
+                                                 self.rule_index[diagnostic.code], self.root),
+                                    many=self._items >= MANY)
             self.write((",\n" if self._items else self._head + '"results": [\n')
                        + self._INDENT + result.replace("\n", "\n" + self._INDENT))
             self._items += 1
