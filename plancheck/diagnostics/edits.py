@@ -20,6 +20,7 @@ from typing import Any
 
 from plancheck.diagnostics.model import Edit
 from plancheck.diagnostics.positions import Positions
+from plancheck.diagnostics.source_map import Offsets, source_map
 from plancheck.diagnostics.span import pointer_tokens
 
 
@@ -36,36 +37,62 @@ _MISSING = object()
 
 
 def text_edits(edits: Sequence[Edit], positions: Positions) -> list[TextEdit] | None:
-    """File replacements that realise ``edits``, sorted by position; None if not mappable."""
-    if not edits or positions.json_region is None:
-        return None
-    base, stop = positions.json_region
-    source = positions.lines.text[base:stop]
-    try:
-        document = json.loads(source)
-        import json_source_map
+    """File replacements that realise ``edits``, sorted by position; None if not mappable.
 
-        entries = json_source_map.calculate(source)
-    except Exception:  # not verbatim JSON after all: nothing to map onto
+    The work is local to the smallest value that holds every edit (a step, for a step's
+    fixes): its text is found by the plan's source map (built once per plan), parsed, mapped
+    and patched on its own, so a plan of 10,000 steps with a fix per step costs what its
+    steps do, not 10,000 passes over the whole plan."""
+    if not edits or positions.json_region is None:
         return None
     relative: list[Edit] = []
     for edit in edits:
         if not edit.pointer.startswith(positions.prefix):
             return None
         relative.append(Edit(edit.pointer[len(positions.prefix):], edit.value, edit.delete))
-    expected = _apply(document, relative)
+    holder = _holder(relative)
+    located = positions.value_offsets(positions.prefix + holder)
+    if located is None:
+        return None
+    start, end = located
+    source = positions.lines.text[start:end]
+    try:
+        document = json.loads(source)
+        entries = source_map(source)
+        if document != _lookup(positions.parsed(), holder):  # (the map placed it elsewhere)
+            return None
+    except (ValueError, RecursionError):  # not verbatim JSON after all: nothing to map onto
+        return None
+    local = [Edit(edit.pointer[len(holder):], edit.value, edit.delete) for edit in relative]
+    expected = _apply(document, local)
     if expected is _MISSING:
         return None
-    planned = _plan(relative, source, document, entries)
+    planned = _plan(local, source, document, entries)
     if planned is None or _overlap(planned):
         return None
     patched = _splice(source, planned)
     try:
         if json.loads(patched) != expected:
             return None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
-    return [TextEdit(base + e.start, base + e.end, e.text) for e in planned]
+    return [TextEdit(start + e.start, start + e.end, e.text) for e in planned]
+
+
+def _holder(edits: Sequence[Edit]) -> str:
+    """The pointer of the deepest value that holds the parent of every edited pointer (the
+    parent: an insertion, a deletion or a rename writes into it)."""
+    common: list[str] | None = None
+    for edit in edits:
+        tokens = edit.pointer.split("/")[1:-1]  # (escaped tokens: none holds a "/")
+        if common is None:
+            common = tokens
+            continue
+        same = 0
+        while same < min(len(common), len(tokens)) and common[same] == tokens[same]:
+            same += 1
+        common = common[:same]
+    return "".join("/" + token for token in common or [])
 
 
 # --------------------------------------------------------------------------- JSON semantics
@@ -127,7 +154,7 @@ def _dump(value: Any) -> str:
 
 
 def _plan(edits: Sequence[Edit], source: str, document: Any,
-          entries: dict[str, Any]) -> list[TextEdit] | None:
+          entries: dict[str, Offsets]) -> list[TextEdit] | None:
     deletions: dict[str, set[str]] = {}  # parent pointer -> deleted child pointers
     insertions: dict[str, list[Edit]] = {}  # parent pointer -> members to add
     planned: list[TextEdit] = []
@@ -137,9 +164,8 @@ def _plan(edits: Sequence[Edit], source: str, document: Any,
                 return None
             deletions.setdefault(_parent(edit.pointer), set()).add(edit.pointer)
         elif edit.pointer in entries:
-            entry = entries[edit.pointer]
-            planned.append(TextEdit(entry.value_start.position, entry.value_end.position,
-                                    _dump(edit.value)))
+            value_start, value_end, _, _ = entries[edit.pointer]
+            planned.append(TextEdit(value_start, value_end, _dump(edit.value)))
         else:
             parent = _parent(edit.pointer)
             if not isinstance(_lookup(document, parent), dict) or parent not in entries:
@@ -157,9 +183,10 @@ def _plan(edits: Sequence[Edit], source: str, document: Any,
                 remaining.append(edit)
                 continue
             renamed.discard(old)
-            entry = entries[old]
-            planned.append(TextEdit(entry.key_start.position, entry.key_end.position,
-                                    _dump(_leaf(edit.pointer))))
+            _, _, key_start, key_end = entries[old]
+            if key_start is None or key_end is None:
+                return None
+            planned.append(TextEdit(key_start, key_end, _dump(_leaf(edit.pointer))))
         if remaining:
             insertion = _insertion(source, entries[parent], remaining)
             if insertion is None:
@@ -172,9 +199,9 @@ def _plan(edits: Sequence[Edit], source: str, document: Any,
     return planned
 
 
-def _insertion(source: str, parent: Any, added: Sequence[Edit]) -> TextEdit | None:
+def _insertion(source: str, parent: Offsets, added: Sequence[Edit]) -> TextEdit | None:
     """Add members before the closing brace of an object, after its last member if any."""
-    close = parent.value_end.position - 1
+    close = parent[1] - 1
     if source[close] != "}":
         return None
     at = close
@@ -186,20 +213,20 @@ def _insertion(source: str, parent: Any, added: Sequence[Edit]) -> TextEdit | No
     return TextEdit(at, at, ", " + members)
 
 
-def _deletions(parent: str, deleted: set[str], entries: dict[str, Any]) -> list[TextEdit]:
+def _deletions(parent: str, deleted: set[str], entries: dict[str, Offsets]) -> list[TextEdit]:
     """Remove runs of adjacent members (or elements) together with one separating comma."""
     depth = parent.count("/") + 1
     siblings = sorted(
         (p for p in entries if p.startswith(parent + "/") and p.count("/") == depth),
-        key=lambda p: entries[p].value_start.position,
+        key=lambda p: entries[p][0],
     )
 
     def start(p: str) -> int:
-        entry = entries[p]
-        return int((entry.key_start or entry.value_start).position)
+        value_start, _, key_start, _ = entries[p]
+        return value_start if key_start is None else key_start
 
     def end(p: str) -> int:
-        return int(entries[p].value_end.position)
+        return entries[p][1]
 
     out: list[TextEdit] = []
     index = 0

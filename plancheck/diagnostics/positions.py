@@ -9,6 +9,7 @@ one is a dictionary lookup.
 from __future__ import annotations
 
 import bisect
+import json
 from typing import Any
 
 from plancheck.diagnostics.span import Span
@@ -88,6 +89,7 @@ class Positions:
         self.fallback = fallback or json_region or (0, len(lines.text))
         self._map: dict[str, Any] | None = None
         self._lookups = 0
+        self._parsed: Any = _UNPARSED
 
     def _source_map(self) -> dict[str, Any]:
         if self._map is None:
@@ -120,19 +122,41 @@ class Positions:
 
         return lookup(text, relative)
 
+    def _entry(self, relative: str) -> tuple[int, int, int | None, int | None] | None:
+        """The offsets (in the region) of the value at ``relative``, keyed as the map is."""
+        entry = self._looked_up(relative) if self._map is None else None
+        return entry if entry is not None else self._source_map().get(relative)
+
+    def value_offsets(self, pointer: str) -> tuple[int, int] | None:
+        """Where in the file the value at ``pointer`` lies, exactly: None when the text holds
+        no value there (no walk up to a parent)."""
+        if self.json_region is None or not pointer.startswith(self.prefix):
+            return None
+        entry = self._entry(_map_key(pointer[len(self.prefix):]))
+        if entry is None:
+            return None
+        base = self.json_region[0]
+        return base + entry[0], base + entry[1]
+
+    def parsed(self) -> Any:
+        """The JSON value of the region, parsed once (``ValueError`` if it is none)."""
+        if self._parsed is _UNPARSED:
+            if self.json_region is None:
+                raise ValueError("no JSON region")
+            start, end = self.json_region
+            self._parsed = json.loads(self.lines.text[start:end])
+        return self._parsed
+
     def pointer_offsets(self, pointer: str, on_key: bool = False) -> tuple[int, int] | None:
         if self.json_region is None or not pointer.startswith(self.prefix):
             return None
-        # json-source-map keys its map by the raw member names joined with "/" (unescaped).
-        relative = pointer[len(self.prefix) :].replace("~1", "/").replace("~0", "~")
-        entry = self._looked_up(relative) if self._map is None else None
-        if entry is None:
-            source_map = self._source_map()
-            # Walk up to the nearest pointer that exists (a deleted or missing member).
-            while relative not in source_map and relative:
-                relative = relative.rsplit("/", 1)[0]
-                on_key = False
-            entry = source_map.get(relative)
+        relative = _map_key(pointer[len(self.prefix):])
+        entry = self._entry(relative)
+        # Walk up to the nearest pointer that exists (a deleted or missing member).
+        while entry is None and relative:
+            relative = relative.rsplit("/", 1)[0]
+            on_key = False
+            entry = self._entry(relative)
         if entry is None:
             return None
         value_start, value_end, key_start, key_end = entry
@@ -166,6 +190,14 @@ class Positions:
 
 
 _JSON_SPACE = " \t\n\r"
+_UNPARSED: Any = object()
+
+
+def _map_key(relative: str) -> str:
+    """A pointer (below the prefix) as the source map keys it: json-source-map joins the raw
+    member names with "/", unescaped."""
+    return relative.replace("~1", "/").replace("~0", "~")
+
 # A document this large is mapped whole only when more than a few of its pointers are asked for.
 _LARGE = 1 << 20
 _FEW = 8
