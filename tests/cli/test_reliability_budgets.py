@@ -84,24 +84,27 @@ def test_explain_and_fix_hold_the_budget(tmp_path: Path, steps: int) -> None:
     path = str(_plan(tmp_path, steps))
     plain, result = _timed("check", "-q", path)
     assert result.returncode == 1, result.stderr
-    explained, result = _timed("check", "--explain", "--format", "json", path)
-    assert result.returncode == 1, result.stderr
-    codes = {d["code"] for d in json.loads(result.stdout)["diagnostics"]}
-    assert codes & {"PC404", "PC405"}
+    # At 10,000 steps, the acceptance (whole runs within twice the budget) on the
+    # least CPU time of three runs: what the run costs, less what the machine added to the
+    # others (on an idle machine one run of the same build ranged over 3.0-4.4 s).
+    runs = 3 if steps >= 10_000 else 1
+    explained = [_run("check", "--explain", "--format", "json", path) for _ in range(runs)]
+    for measured in explained:
+        assert measured.returncode == 1, measured.stderr
+        codes = {d["code"] for d in json.loads(measured.stdout)["diagnostics"]}
+        assert codes & {"PC404", "PC405"}
     # The plain check runs again inside; a loaded machine slows both alike.
-    assert explained <= 2 * plain + 2 * BUDGET_S + SLACK_S, (explained, plain)
-    fixed, result = _timed("fix", path)
-    assert result.returncode == 1 or "repaired plan checks clean" in result.stderr
-    assert "internal error" not in result.stderr
-    assert fixed <= 2 * plain + 2 * BUDGET_S + SLACK_S, (fixed, plain)
+    slowest = 2 * plain + 2 * BUDGET_S + SLACK_S
+    assert min(m.wall_s for m in explained) <= slowest, ([m.wall_s for m in explained], plain)
+    fixed = [_run("fix", path) for _ in range(runs)]
+    for measured in fixed:
+        assert measured.returncode == 1 or "repaired plan checks clean" in measured.stderr
+        assert "internal error" not in measured.stderr
+    assert min(m.wall_s for m in fixed) <= slowest, ([m.wall_s for m in fixed], plain)
     assert _max_child_rss_mb() < MAX_RSS_MB
-    if steps >= 10_000:  # the acceptance: whole runs within twice the budget
-        # The least of three runs: what the run costs, less what the machine added to the
-        # others (on an idle machine one run of the same build ranged over 3.0-4.4 s, and the
-        # least of two reached 4.1 s on the plain-Python build once).
-        explained_cpu = min(_cpu_timed("check", "--explain", "--format", "json", path)[0]
-                            for _ in range(3))
-        fixed_cpu = min(_cpu_timed("fix", path)[0] for _ in range(3))
+    if steps >= 10_000:
+        explained_cpu = min(m.cpu_s for m in explained)
+        fixed_cpu = min(m.cpu_s for m in fixed)
         assert max(explained_cpu, fixed_cpu) <= 2 * BUDGET_S, (explained_cpu, fixed_cpu)
 
 
