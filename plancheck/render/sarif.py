@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -181,8 +182,14 @@ def _location(diagnostic: Diagnostic, label: Label | None, root: Path) -> dict[s
 
 
 def _artifact(file: str, root: Path) -> dict[str, Any]:
+    """The artifactLocation of ``file`` (each location names one: worked out once a file)."""
+    return dict(_artifact_of(file, root, os.getcwd()))
+
+
+@lru_cache(maxsize=1024)
+def _artifact_of(file: str, root: Path, cwd: str) -> dict[str, Any]:
     path = Path(file)
-    absolute = path if path.is_absolute() else Path.cwd() / path
+    absolute = path if path.is_absolute() else Path(cwd) / path
     absolute = Path(os.path.normpath(absolute))
     try:
         relative = absolute.relative_to(root)
