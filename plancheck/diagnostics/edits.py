@@ -3,8 +3,9 @@
 A :class:`~plancheck.diagnostics.model.Edit` says "set /1/dependence to [0]" or "delete
 /0/inputs/foo"; a SARIF fix (or an editor) needs "replace lines 5:19-5:23 with ``[0]``". The
 mapping uses the source map of the JSON text the plan was parsed from verbatim, and is checked
-before it is returned: the replacements are applied to that text, the result is parsed, and it
-must equal the document with the edits applied as JSON operations. Anything that cannot be
+before it is returned: the replacements are applied to the text of the value that holds every
+edit (the rest of the file is left as it is), the result is parsed, and it must equal that
+value with the edits applied as JSON operations. Anything that cannot be
 mapped (repaired JSON, a DSL file, a pointer whose parent does not exist, overlapping edits) gives
 ``None`` rather than a replacement that would corrupt the file.
 """
@@ -59,8 +60,6 @@ def text_edits(edits: Sequence[Edit], positions: Positions) -> list[TextEdit] | 
     try:
         document = json.loads(source)
         entries = source_map(source)
-        if document != _lookup(positions.parsed(), holder):  # (the map placed it elsewhere)
-            return None
     except (ValueError, RecursionError):  # not verbatim JSON after all: nothing to map onto
         return None
     local = [Edit(edit.pointer[len(holder):], edit.value, edit.delete) for edit in relative]

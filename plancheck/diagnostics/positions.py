@@ -9,7 +9,6 @@ one is a dictionary lookup.
 from __future__ import annotations
 
 import bisect
-import json
 from typing import Any
 
 from plancheck.diagnostics.span import Span
@@ -89,7 +88,6 @@ class Positions:
         self.fallback = fallback or json_region or (0, len(lines.text))
         self._map: dict[str, Any] | None = None
         self._lookups = 0
-        self._parsed: Any = _UNPARSED
 
     def _source_map(self) -> dict[str, Any]:
         if self._map is None:
@@ -138,15 +136,6 @@ class Positions:
         base = self.json_region[0]
         return base + entry[0], base + entry[1]
 
-    def parsed(self) -> Any:
-        """The JSON value of the region, parsed once (``ValueError`` if it is none)."""
-        if self._parsed is _UNPARSED:
-            if self.json_region is None:
-                raise ValueError("no JSON region")
-            start, end = self.json_region
-            self._parsed = json.loads(self.lines.text[start:end])
-        return self._parsed
-
     def pointer_offsets(self, pointer: str, on_key: bool = False) -> tuple[int, int] | None:
         if self.json_region is None or not pointer.startswith(self.prefix):
             return None
@@ -190,7 +179,6 @@ class Positions:
 
 
 _JSON_SPACE = " \t\n\r"
-_UNPARSED: Any = object()
 
 
 def _map_key(relative: str) -> str:
