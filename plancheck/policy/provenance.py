@@ -52,6 +52,7 @@ FEW_STARTS = 16  # recorded starts a long argument is searched for one by one
 TAIL, TAIL_BYTES = 64, 64 * 1024
 MAX_KEPT = 4096  # walks of a result kept (the paths of what a lookup matched in it)
 KEPT_RESULTS = 256  # results whose strings' paths are kept all at once
+PRUNED_WALKS = 3  # walks of a result for one string each before one walk for all of them
 
 Found = dict[tuple[Path, int], list[FlowIn]]
 
@@ -76,8 +77,10 @@ class Provenance:
         self._listed = 0
         self._starts: set[int] = set()  # the first 8 bytes of the strings, as ints
         self._answers: dict[tuple[Any, ...], list[tuple[Path, Any]]] = {}
-        self._walked_once: set[int] = set()  # results walked for one string
+        self._walks: dict[int, int] = {}  # result -> its walks for one string so far
         self._strings_at: dict[int, dict[str, list[tuple[Path, Any]]]] = {}  # and for all
+        # result -> its strings of 8 characters or more by their first 8 (_long_strings_in)
+        self._heads_at: dict[int, dict[str, list[tuple[int, Path, str]]]] = {}
         # value -> (the results not in the table searched for it: those before this one, and
         # of those the ones that may hold it)
         self._unlisted_holders: dict[tuple[Any, ...], tuple[int, list[int]]] = {}
@@ -229,10 +232,7 @@ class Provenance:
                             b'"' + strings[string] + b'"')):
                         held.append((at, number, order, source_path))
                 continue
-            for order, (source_path, leaf) in enumerate(self._matching(
-                    number, ("h", value),
-                    lambda leaf: isinstance(leaf, str) and len(leaf) >= GRAM and leaf in value
-                    and value not in leaf, None)):
+            for order, source_path, leaf in self._long_strings_in(number, value):
                 held.append((value.find(leaf[:GRAM]), number, order, source_path))
         for _, number, _, source_path in sorted(held):
             _add(found, FlowIn(path, self._calls[number], source_path, CONTAINED))
@@ -272,14 +272,17 @@ class Provenance:
 
     def _copies(self, number: int, string: str, match: Callable[[Any], bool],
                 needle: Text | None) -> list[tuple[Path, Any]]:
-        """The leaves of result ``number`` equal to ``string``: by a walk for it, the first
-        time; the second time a string is asked of the result, by one walk of all its leaves,
-        kept by string (a result a copied value is found in is often asked again: a JSON
-        result's tag words, for one)."""
+        """The leaves of result ``number`` equal to ``string``: by a walk for it (skipping
+        the parts whose text lacks it) the first PRUNED_WALKS times; then by one walk of all
+        its leaves, kept by string (a result a copied value is found in is often asked again:
+        a JSON result's tag words, for one). A walk of all the leaves of a result of JSON
+        records costs what tens of walks for one string do, so it waits until the result has
+        been asked that often."""
         strings = self._strings_at.get(number)
         if strings is None:
-            if number not in self._walked_once:
-                self._walked_once.add(number)
+            walks = self._walks.get(number, 0)
+            if walks < PRUNED_WALKS:
+                self._walks[number] = walks + 1
                 self.walked += 1
                 reading = self._results[number]
                 return matching(reading.value, match, needle if reading.plain else None)
@@ -291,6 +294,28 @@ class Provenance:
                 if isinstance(leaf, str):
                     strings.setdefault(leaf, []).append((path, leaf))
         return strings.get(string, [])
+
+    def _long_strings_in(self, number: int, value: str) -> list[tuple[int, Path, str]]:
+        """The strings of 8 characters or more of result ``number`` that ``value`` holds
+        without being held by it, each with its place among the result's leaves and its path,
+        in the order of the leaves. The result is walked once, its long strings kept by their
+        first 8 characters (for a result whose text cannot be cut at its quotes: one whose
+        strings hold JSON, as an MCP text of records does, would be walked again for every
+        value asked of it)."""
+        heads = self._heads_at.get(number)
+        if heads is None:
+            self.walked += 1
+            if len(self._heads_at) >= KEPT_RESULTS:
+                self._heads_at.clear()
+            heads = self._heads_at[number] = {}
+            for order, (path, leaf) in enumerate(leaves(self._results[number].value)):
+                if isinstance(leaf, str) and len(leaf) >= GRAM:
+                    heads.setdefault(leaf[:GRAM], []).append((order, path, leaf))
+        windows = len(value) - GRAM + 1
+        keys = heads.keys() & {value[at:at + GRAM] for at in range(windows)} \
+            if windows <= len(heads) else [head for head in heads if head in value]
+        return sorted(entry for key in keys for entry in heads[key]
+                      if entry[2] in value and value not in entry[2])
 
     def _starts_in(self, text: Text) -> list[int]:
         """The recorded starts (8 bytes) that ``text`` holds. Every 8-byte window of the text

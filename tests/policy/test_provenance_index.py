@@ -264,6 +264,22 @@ def test_what_a_lookup_reads_does_not_grow_with_the_results_before_it() -> None:
     assert all(late <= early + 3 for early, late in zip(*read, strict=True)), read
 
 
+def test_a_result_holding_json_is_walked_once_for_the_strings_many_values_hold() -> None:
+    """An MCP result whose text is a JSON document (its compact text holds escaped quotes, so
+    it cannot be cut at them) and whose tag words values hold: walked once for all the values
+    asked of it, not once a value (20 walks for 20 values before), with the oracle's flows."""
+    words = [f"{word}_tag" for word in ("overnight", "district", "pressure", "shoreline")]
+    records = [{"id": n, "tags": [words[n % 4], words[(n + 1) % 4]]} for n in range(40)]
+    result = {"content": [{"type": "text", "text": json.dumps({"items": records})}]}
+    provenance = Provenance()
+    provenance.record(0, result)
+    for n in range(20):
+        arguments = {"query": f"find {words[n % 4]} near {words[(n + 2) % 4]} #{n}"}
+        found = provenance.flows_into(arguments)
+        assert found and _shown(found) == _shown(_oracle([(0, result)], arguments))
+    assert provenance.walked == 1
+
+
 def test_an_argument_past_the_long_text_limit_finds_what_the_scan_finds() -> None:
     """A string argument of ``LONG`` characters or more has its JSON text written into a
     buffer of its own: its flows are the scan's (equal to a result, holding one, held by one),
