@@ -186,6 +186,7 @@ def _map_key(relative: str) -> str:
     member names with "/", unescaped."""
     return relative.replace("~1", "/").replace("~0", "~")
 
+
 # A document this large is mapped whole only when more than a few of its pointers are asked for.
 _LARGE = 1 << 20
 _FEW = 8
