@@ -83,6 +83,33 @@ def _turn(alone: bool) -> Iterator[None]:
             fcntl.flock(share, fcntl.LOCK_UN)
 
 
+# A test past this many seconds belongs in the slow set (``@pytest.mark.slow``), which the
+# README's test command leaves to CI: the run's summary names the unmarked ones.
+SLOW_SECONDS = 5.0
+_LONG_UNMARKED: list[tuple[float, str]] = []
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that must run alone stops every other worker while it runs: it is slow by
+    nature, and the README's quick run leaves it out."""
+    for item in items:
+        if item.get_closest_marker("alone") and not item.get_closest_marker("slow"):
+            raise pytest.UsageError(f"{item.nodeid} is marked alone but not slow")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.duration > SLOW_SECONDS \
+            and "slow" not in report.keywords:
+        _LONG_UNMARKED.append((report.duration, report.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _LONG_UNMARKED:
+        terminalreporter.write_sep("-", f"tests over {SLOW_SECONDS:.0f} s not marked slow")
+        for seconds, nodeid in sorted(_LONG_UNMARKED, reverse=True):
+            terminalreporter.write_line(f"{seconds:5.1f} s {nodeid}")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     with _turn(item.get_closest_marker("alone") is not None):

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -52,6 +54,7 @@ def test_the_build_message_reaches_the_terminal_while_stderr_is_captured(
     assert message in captured.read_text(encoding="utf-8")  # and pip -v shows it too
 
 
+@pytest.mark.slow
 def test_the_metadata_steps_compile_nothing(tmp_path: Path) -> None:
     """pip runs setup.py for the build requirements and the metadata (egg_info, dist_info)
     before the build itself: mypyc ran at each, three times an install. Only a build compiles

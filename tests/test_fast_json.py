@@ -38,6 +38,7 @@ def _outcome(reader: Any, text: str) -> str:
         return f"error {type(error).__name__}: {error}"
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(_values, st.sampled_from([None, 0, 2]), st.booleans(), st.booleans())
 def test_reads_what_json_writes_exactly_as_json_loads(

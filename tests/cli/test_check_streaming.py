@@ -115,6 +115,7 @@ def test_output_file_gets_the_same_report(batch: Path, tmp_path: Path,
     assert code == 1
 
 
+@pytest.mark.slow
 def test_a_batch_over_the_limit_on_stdin_is_read_a_record_at_a_time(
         tmp_path: Path, gold_tasks: list[dict[str, Any]]) -> None:
     """Over the limit, a batch without a .jsonl name (standard input, a .txt file) is still
@@ -223,6 +224,7 @@ def _peak_rss_kb(command: list[str], stdout: Path) -> int:
     return int(result.stdout)
 
 
+@pytest.mark.slow
 def test_memory_is_flat_in_the_size_of_the_batch(tmp_path: Path,
                                                  gold_tasks: list[dict[str, Any]]) -> None:
     """A 6 MB batch: checking it whole took 130 MB (peak RSS, plain Python); streamed it takes

@@ -63,6 +63,7 @@ def test_every_command_holds_every_file_to_the_limit(arguments: list[str], big: 
     assert done.returncode == 2 and "64K limit" in said and "unrecognized" not in said, said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arguments", [
     ["score", "--gold", "/dev/zero", EXAMPLE],
     ["score", "--gold", "{gold}", "/dev/zero"],

@@ -14,7 +14,7 @@ import pytest
 from tests.support.measured import Measured, run_measured
 
 # CPU seconds within twice the solver budget: measured with no other test running.
-pytestmark = pytest.mark.alone
+pytestmark = [pytest.mark.alone, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET_S = 2.0  # the stated default (--timeout-ms 2000)

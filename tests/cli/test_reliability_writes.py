@@ -135,6 +135,7 @@ def _wait_for(condition: Any, seconds: float = 60) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [(), ("--retry-errors",)])
 def test_a_second_plan_run_into_the_same_directory_exits_2_and_nothing_is_duplicated(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: tuple[str, ...]) -> None:
@@ -160,6 +161,7 @@ def test_a_second_plan_run_into_the_same_directory_exits_2_and_nothing_is_duplic
     assert set(slow.calls.values()) == {1}, "a task was sent to the model twice"
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     tasks = write_task_file(tmp_path / "tasks.jsonl")
     out = tmp_path / "out"

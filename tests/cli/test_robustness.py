@@ -46,6 +46,7 @@ def test_arbitrary_text(text: str, suffix: str, capsys: pytest.CaptureFixture[st
     assert_clean_exit(*run_on(text, suffix, capsys))
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(value=json_values, suffix=st.sampled_from([".json", ".txt", ".jsonl"]))
 def test_arbitrary_json(value: Any, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,6 +74,7 @@ def damaged_plans(draw: st.DrawFn) -> str:
     return text
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(text=damaged_plans(), suffix=st.sampled_from([".txt", ".json"]), strict=st.booleans())
 def test_damaged_plans(text: str, suffix: str, strict: bool,

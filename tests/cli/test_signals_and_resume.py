@@ -59,6 +59,7 @@ def _under_way(directory: Path) -> bool:
                for p in directory.iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_keeps_the_work_and_resume_finishes_it(
         tmp_path: Path, benchmark_path: Path, cases: Path, signum: int,

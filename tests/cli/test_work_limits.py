@@ -13,6 +13,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,29 +48,33 @@ def _calls(count: int) -> dict[str, Any]:
     return {"messages": [{"role": "assistant", "tool_calls": [call] * count}]}
 
 
-INPUTS: dict[str, Any] = {
-    "top-level array": _tiny_steps(STEPS + 1),
-    "wrapped plan": {"plan": _tiny_steps(STEPS + 1)},
-    "OpenAI tool calls": _calls(STEPS + 1),
-    "DORA trajectory": {"trajectory": [{"call": "a", "args": {}, "obs": {}}] * (STEPS + 1)},
-    "arguments in a JSON string": [{"id": "c", "type": "function", "function": {
+# Built when a test asks (half a million entries: a second of every collection otherwise).
+INPUTS: dict[str, Callable[[], Any]] = {
+    "top-level array": lambda: _tiny_steps(STEPS + 1),
+    "wrapped plan": lambda: {"plan": _tiny_steps(STEPS + 1)},
+    "OpenAI tool calls": lambda: _calls(STEPS + 1),
+    "DORA trajectory": lambda: {"trajectory": [{"call": "a", "args": {}, "obs": {}}]
+                                * (STEPS + 1)},
+    "arguments in a JSON string": lambda: [{"id": "c", "type": "function", "function": {
         "name": "a", "arguments": json.dumps({f"k{i}": 1 for i in range(200_001)})}}],
-    "Responses arguments in a JSON string": [{"type": "function_call", "call_id": "c",
-                                              "name": "a", "arguments": json.dumps(
-                                                  {f"k{i}": 1 for i in range(200_001)})}],
-    "arguments of one step": [{"agent": "Flood_depth_prediction", "step": 0, "dependence": [],
-                               "dependence_content": {}, "outputs": ["o"],
-                               "inputs": {f"a{i}": 1 for i in range(200_001)}}],
+    "Responses arguments in a JSON string": lambda: [{
+        "type": "function_call", "call_id": "c", "name": "a",
+        "arguments": json.dumps({f"k{i}": 1 for i in range(200_001)})}],
+    "arguments of one step": lambda: [{
+        "agent": "Flood_depth_prediction", "step": 0, "dependence": [],
+        "dependence_content": {}, "outputs": ["o"],
+        "inputs": {f"a{i}": 1 for i in range(200_001)}}],
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(INPUTS))
 @pytest.mark.parametrize("command", [[], ["fmt", "--to", "dsl"], ["fix"],
                                      ["compile", "--to", "python"]],
                          ids=["check", "fmt", "fix", "compile"])
 def test_a_plan_past_the_limits_is_refused_before_it_is_lowered(
         name: str, command: list[str], tmp_path: Path) -> None:
-    path = _write(tmp_path / "plan.json", INPUTS[name])
+    path = _write(tmp_path / "plan.json", INPUTS[name]())
     started = time.monotonic()
     done = _run([*command, path], tmp_path)
     said = done.stdout + done.stderr
@@ -79,6 +84,7 @@ def test_a_plan_past_the_limits_is_refused_before_it_is_lowered(
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.slow
 def test_a_plan_at_the_limit_is_checked(tmp_path: Path) -> None:
     steps = json.loads(EXAMPLE.read_text(encoding="utf-8"))
     plan = [dict(step, step=i, dependence=[], dependence_content=None)
@@ -91,6 +97,7 @@ def test_a_plan_at_the_limit_is_checked(tmp_path: Path) -> None:
     assert "PC006" not in codes and codes, codes
 
 
+@pytest.mark.slow
 def test_a_batch_past_the_limit_says_to_write_jsonl(tmp_path: Path) -> None:
     record = {"task_id": 1, "plan": []}
     path = _write(tmp_path / "batch.json", [record] * (STEPS + 1))

@@ -177,6 +177,7 @@ def edited(draw: st.DrawFn, plan: list[dict[str, Any]]) -> list[Any]:
     return plan
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_edited_plans_are_checked_alike(data: st.DataObject) -> None:
@@ -190,6 +191,7 @@ def test_generated_plans_are_checked_alike(plan: list[dict[str, Any]]) -> None:
     assert_checked_alike(plan)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plan=linked_plan(max_steps=5), seed=st.integers(0, 10**6))
 def test_built_in_mutations_are_checked_alike(plan: list[dict[str, Any]], seed: int) -> None:
@@ -215,6 +217,7 @@ def test_arrays_of_anything_are_checked_alike(value: list[Any]) -> None:
     assert_checked_alike(value)
 
 
+@pytest.mark.slow
 def test_the_release_gold_plans_and_their_mutations_are_checked_alike(
     gold_tasks: list[dict[str, Any]],
 ) -> None:
@@ -265,6 +268,7 @@ def _wide_step(number: int, inputs: int, *, content: int = 0, clean: bool = True
     return step
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [
     "clean at the limit", "clean past the limit", "content past the limit",
     "unclean after wide clean steps", "unclean and wide", "unclean at the limit"])

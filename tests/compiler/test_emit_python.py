@@ -304,6 +304,7 @@ def _mypy_errors(batch: Batch, stdout: str) -> Iterator[tuple[str, BindingSite |
         yield file, site, f"{match['code']}: {match['message']}"
 
 
+@pytest.mark.slow
 def test_mypy_and_plancheck_agree_on_every_binding(oracle: tuple[Batch, str, float]) -> None:
     batch, stdout, seconds = oracle
     rejected: dict[tuple[str, str], set[tuple[int, str]]] = {}
@@ -383,6 +384,7 @@ def test_a_toolset_python_cannot_linearise_is_refused() -> None:
         compile_toolset(module.toolsets[0])
 
 
+@pytest.mark.slow
 def test_conversions_and_polymorphic_outputs_in_another_lattice(
         tmp_path: Path) -> None:
     """The encoding is computed from whatever lattice is given, not from the built-in pool."""
@@ -568,6 +570,7 @@ def test_awkward_names_compile_to_a_working_module(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the CLI
 
 
+@pytest.mark.slow
 def test_cli_compiles_a_clean_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(GOOD))

@@ -85,6 +85,7 @@ def _check(text: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     steps=st.lists(st.dictionaries(_keys, _values, min_size=1, max_size=5), min_size=1,
@@ -215,12 +216,14 @@ def _strictify_or_none(text: str) -> tuple[str, bool] | None:
 _LENIENT_ALPHABET = "ab'\" ,:{}[]()#`1-.eE\\\t\nNnoeTru\u2019"
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(text=st.text(alphabet=_LENIENT_ALPHABET, max_size=30))
 def test_strictify_is_the_rewrite_token_by_token_on_any_text(text: str) -> None:
     assert _strictify_or_none(text) == _strictify_token_by_token(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=st.lists(_values, max_size=3), seed=st.integers(0, 2**32 - 1))
 def test_strictify_is_the_rewrite_token_by_token_on_lenient_plans(
@@ -251,6 +254,7 @@ def _expected_read(text: str) -> Any:
         return "too deep"
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(text=st.text(alphabet='[]{}",: ab1tfn\n', max_size=30).map(lambda t: "[" + t))
 def test_reading_commas_before_closers_is_the_shortcut_then_the_parse(text: str) -> None:
@@ -306,6 +310,7 @@ def _closed_as_first_written(text: str) -> str | None:
     return text + "".join(reversed(expected)) if expected else None
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(text=st.text(alphabet='[]{}",: a1\u00e9', max_size=30))
 def test_closing_a_cut_off_text(text: str) -> None:

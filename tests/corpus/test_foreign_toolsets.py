@@ -363,6 +363,7 @@ def _findings(plan: Any, toolset: Toolset) -> list[tuple[str, str, str | None]]:
     return [(d.code, d.message, d.span.pointer if d.span else None) for d in report.diagnostics]
 
 
+@pytest.mark.slow
 @given(st.one_of(well_typed_plan(), mutated_plan()))
 @settings(max_examples=400, deadline=None)
 def test_same_diagnostics_under_the_builtin_pool_and_its_exports(
@@ -373,6 +374,7 @@ def test_same_diagnostics_under_the_builtin_pool_and_its_exports(
         assert _findings(plan, exported_pools[name]) == expected, name
 
 
+@pytest.mark.slow
 def test_mutations_reach_many_codes(exported_pools: dict[str, Toolset]) -> None:
     """The parity property above is not vacuous: the mutated plans raise many codes."""
     codes: set[str] = set()

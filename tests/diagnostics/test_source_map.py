@@ -52,6 +52,7 @@ def test_not_json_is_refused(text: str) -> None:
         source_map(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(value=documents | json_values, indent=st.sampled_from([None, 0, 2]),
        ascii_only=st.booleans(), padding=st.sampled_from(["", " ", "\n\t ", "\r\n"]))

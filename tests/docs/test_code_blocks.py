@@ -165,6 +165,9 @@ def test_the_readme_setup_is_what_ci_runs() -> None:
     # CI sets PLANCHECK_COMPILE=1 before the same pip command, and runs the same pytest.
     assert pip in ci.replace("PLANCHECK_COMPILE=1 ", "")
     assert second in ci.replace("PLANCHECK_EXPECT_COMPILED=1 ", "")
+    # The tests the README's command leaves out (marked slow) run in CI too, on both builds.
+    assert f"{second} -m slow" in ci.replace("PLANCHECK_EXPECT_COMPILED=1 ", "")
+    assert '-m "not llm"' in ci
 
 
 # ------------------------------------------------------------------------------ python

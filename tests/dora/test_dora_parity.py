@@ -181,6 +181,7 @@ STEPS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(STEPS, STEPS)
 def test_trajectory_metrics_lie_in_the_unit_interval_and_nest(pred: Any, gold: Any) -> None:

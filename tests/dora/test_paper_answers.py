@@ -186,6 +186,7 @@ def _grid_area(a: list[list[float]], b: list[list[float]] | None = None, cells: 
     return hits * size * size
 
 
+@pytest.mark.slow
 @given(star_polygon(), star_polygon())
 @settings(max_examples=25, deadline=None)
 def test_intersection_area_agrees_with_a_grid_estimate(a: list[list[float]],

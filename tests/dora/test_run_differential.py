@@ -41,12 +41,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, Path, Pat
     return [(t, r, e, v) for (t, r, e), v in zip(made, verdicts, strict=True)]
 
 
+@pytest.mark.slow
 def test_enough_runs_are_scored_by_dora(runs: list[tuple[Path, Path, Path, str | None]]
                                         ) -> None:
     scored = sum(1 for *_, verdict in runs if verdict is None)
     assert scored >= min(200, RUNS // 2), f"only {scored} of {len(runs)} runs scored by DORA"
 
 
+@pytest.mark.slow
 def test_plancheck_scores_every_run_as_dora_does(
         runs: list[tuple[Path, Path, Path, str | None]], tmp_path: Path) -> None:
     found: list[str] = []

@@ -207,6 +207,7 @@ def plugin_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[
                     ENTRY_POINTS)
 
 
+@pytest.mark.slow
 def test_each_kind_of_plugin_is_used(plugin_python: tuple[Path, dict[str, str]],
                                      tmp_path: Path) -> None:
     python, env = plugin_python
@@ -316,6 +317,7 @@ RULE = Misplaced()
 '''
 
 
+@pytest.mark.slow
 def test_a_rule_of_an_unknown_phase_is_a_plugin_error(tmp_path: Path) -> None:
     """A plugin rule naming a phase plancheck has not is the plugin's error, said as one (the
     plugin, the phase, the phases there are), exit 2: not an internal error of plancheck."""

@@ -47,6 +47,7 @@ def _calls(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_allowed_calls_pass_and_refused_calls_never_reach_the_server(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
 
@@ -68,6 +69,7 @@ def test_allowed_calls_pass_and_refused_calls_never_reach_the_server(tmp_path: P
     assert [c["tool"] for c in _calls(log)] == ["read_note", "write_note"]
 
 
+@pytest.mark.slow
 def test_references_resolve_against_recorded_results(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
 
@@ -83,6 +85,7 @@ def test_references_resolve_against_recorded_results(tmp_path: Path) -> None:
     assert not good.is_error
 
 
+@pytest.mark.slow
 def test_a_policy_refuses_calls(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     policy = tmp_path / "p.wf"
@@ -98,6 +101,7 @@ def test_a_policy_refuses_calls(tmp_path: Path) -> None:
     assert [c["tool"] for c in _calls(log)] == ["read_note"]
 
 
+@pytest.mark.slow
 def test_an_unusable_policy_refuses_every_call_and_says_why(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     policy = tmp_path / "p.wf"
@@ -112,6 +116,7 @@ def test_an_unusable_policy_refuses_every_call_and_says_why(tmp_path: Path) -> N
     assert _calls(log) == []
 
 
+@pytest.mark.slow
 def test_a_server_that_dies_answers_every_pending_request(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
 
@@ -127,6 +132,7 @@ def test_a_server_that_dies_answers_every_pending_request(tmp_path: Path) -> Non
     assert "exited" in said
 
 
+@pytest.mark.slow
 def test_what_is_not_json_is_answered_with_a_parse_error_and_not_forwarded(
         tmp_path: Path) -> None:
     """Raw lines: garbage gets a JSON-RPC parse error from the proxy (the server never sees

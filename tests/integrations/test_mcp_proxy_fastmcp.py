@@ -124,6 +124,7 @@ def test_the_middleware_on_a_fastmcp_server(tmp_path: Path) -> None:
     assert ran == [{"read_note": "a"}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
 def test_served_over_http_and_sse(tmp_path: Path, transport: str, path: str) -> None:
     log = tmp_path / "calls.jsonl"
@@ -140,6 +141,7 @@ def test_served_over_http_and_sse(tmp_path: Path, transport: str, path: str) -> 
     _check(results, log)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
 def test_in_front_of_a_server_over_http_and_sse(tmp_path: Path, transport: str,
                                                 path: str) -> None:

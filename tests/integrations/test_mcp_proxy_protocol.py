@@ -37,6 +37,7 @@ def _calls(log: Path) -> list[str]:
     return [json.loads(text)["tool"] for text in log.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_the_python_sdk_client_at_each_era(tmp_path: Path, mode: str) -> None:
     """``auto`` negotiates 2026-07-28 (issue 32: every call was refused, and the refusal
@@ -59,6 +60,7 @@ def test_the_python_sdk_client_at_each_era(tmp_path: Path, mode: str) -> None:
     assert _calls(log) == ["read_note"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18"])
 def test_older_handshake_versions(tmp_path: Path, version: str) -> None:
     log = tmp_path / "calls.jsonl"
@@ -92,6 +94,7 @@ def test_the_proxys_own_tools_list_carries_the_per_request_envelope(tmp_path: Pa
     assert ran(log) == ["read_secret"]
 
 
+@pytest.mark.slow
 def test_the_agents_sdk_reads_a_refusal_as_the_tools_answer(tmp_path: Path) -> None:
     """The OpenAI Agents SDK's MCPServerStdio, as an agent run calls a tool: the model gets
     the guard's feedback (issue 32: "An error occurred while running the tool")."""

@@ -99,6 +99,7 @@ def test_mcp_server_time(tmp_path: Path) -> None:
     assert bad.is_error and "`target_timezone` is missing" in _text(bad)
 
 
+@pytest.mark.slow
 def test_mcp_server_git_refused_commit_never_happens(tmp_path: Path) -> None:
     server = _python_server("mcp-server-git")
     repo = tmp_path / "repo"
@@ -117,6 +118,7 @@ def test_mcp_server_git_refused_commit_never_happens(tmp_path: Path) -> None:
     assert "sneaky" not in log.stdout
 
 
+@pytest.mark.slow
 def test_mcp_server_fetch_checks_its_arguments(tmp_path: Path) -> None:
     server = _python_server("mcp-server-fetch")
     (bad,) = _sdk_calls(proxy_command(server=server), [

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.mcp_raw_client import ROOT, RawClient, call, proxy_command, ran, raw_log
 
 NOTES = [sys.executable, str(ROOT / "tests" / "support" / "mcp_notes_server.py")]
@@ -79,6 +81,7 @@ def test_a_call_before_initialize_does_not_leave_the_session_unguardable(
     assert ran(log) == ["read_secret"]
 
 
+@pytest.mark.slow
 def test_a_pool_fetch_that_timed_out_is_tried_again(tmp_path: Path) -> None:
     log = tmp_path / "raw.jsonl"
     env = {"RAW_LOG": str(log), "RAW_STALL_FIRST_LIST": "3", "PLANCHECK_MCP_TIMEOUT": "1"}
@@ -107,6 +110,7 @@ def test_an_answer_the_proxy_cannot_read_is_answered_once(tmp_path: Path) -> Non
     assert sum(1 for m in client.seen if m.get("id") == 1) == 1, client.seen
 
 
+@pytest.mark.slow
 def test_a_server_that_closes_its_output_ends_the_session(tmp_path: Path) -> None:
     """It closes stdout and keeps running: the pending call is answered at once, naming that,
     and the proxy stops the server and ends (issue 32: a ping unanswered for 15 s)."""
@@ -178,6 +182,7 @@ def test_a_tools_list_without_end_is_cut_at_the_page_limit(tmp_path: Path) -> No
     assert _refused(answer) and "more than 5 pages" in json.dumps(answer)
 
 
+@pytest.mark.slow
 def test_a_server_line_without_end_is_cut_at_the_size_limit(tmp_path: Path) -> None:
     env = {"RAW_ENDLESS_LINE": "4"}
     with RawClient(proxy_command("--max-message-size", "1000000"), env=env) as client:
@@ -214,6 +219,7 @@ def _peak_mb(pid: int) -> float:
                     if line.startswith("VmHWM:"))
 
 
+@pytest.mark.slow
 def test_a_session_of_large_calls_stays_in_the_memory_bound(tmp_path: Path) -> None:
     """Issue 32's bound, 2x the largest message + 80 MB, over 12 calls of 8 MB (96 MB in all)
     to the SDK's MCPServer, with a policy: the proxy holds none of the arguments it has
@@ -232,6 +238,7 @@ def test_a_session_of_large_calls_stays_in_the_memory_bound(tmp_path: Path) -> N
     assert peak <= 2 * size / 2**20 + 80, peak
 
 
+@pytest.mark.slow
 def test_large_calls_of_mixed_sizes_stay_in_the_memory_bound(tmp_path: Path) -> None:
     """The same bound with 1, then 4, then 8 MB calls after 50 small ones, and a flow policy
     (provenance looks every argument up): the proxy peaked at 103-104 MB (the bound is 96) as

@@ -344,6 +344,7 @@ def _cut_off(_body: dict[str, Any]) -> Reply:
     return Reply(content="Let me think about the sub", finish_reason="length")
 
 
+@pytest.mark.slow
 def test_rap_stops_at_the_request_budget(tmp_path: Path, tasks_file: Path) -> None:
     """RAP against cut-off answers sent 4,164 requests for one task; the budget ends it."""
     with ScriptedOpenAIServer(responder=_cut_off) as server:

@@ -131,6 +131,7 @@ def test_check_repairs_and_keeps_only_the_last_failed_attempt_in_context(
     assert [a["ok"] for a in clean["attempts"]] == [True] and clean["calls"] == 1
 
 
+@pytest.mark.slow
 def test_every_method_runs_with_the_checker(tmp_path: Path, tasks_file: Path) -> None:
     def answer(task: int, kind: str, call: int) -> str | None:
         # Every first answer of every method is wrong; repairs get the gold plan.

@@ -76,6 +76,7 @@ def test_a_torn_last_line_is_cut_and_its_task_run_again(tmp_path: Path, tasks_fi
     assert got[:2] == [json.loads(x) for x in whole[:2]]
 
 
+@pytest.mark.slow
 def test_ctrl_c_loses_nothing_and_the_resumed_file_equals_an_uninterrupted_run(
         tmp_path: Path, tasks_file: Path) -> None:
     slow = ScriptedPlanner(lambda task, kind, call: Reply(content=plan_text(GOLD[task]),
@@ -227,6 +228,7 @@ def test_structural_baselines_are_deterministic(tmp_path: Path, tasks_file: Path
                                  "outputs"} for step in plan)
 
 
+@pytest.mark.slow
 def test_structural_baselines_score_zero_em_on_the_benchmark(
         tmp_path: Path, benchmark_path: Path, gold_tasks: list[dict[str, Any]]) -> None:
     gold = {str(t["task_id"]): t["structured_plan"] for t in gold_tasks}
@@ -250,6 +252,7 @@ def _solver_available() -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _solver_available(), reason="plancheck.planners.smt_planner not built yet")
 def test_the_default_method_plans_the_whole_benchmark_without_a_model(
         tmp_path: Path, benchmark_path: Path) -> None:

@@ -72,6 +72,7 @@ def test_what_the_schema_rules_out(change: str) -> None:
     assert not valid(_mutated(change))
 
 
+@pytest.mark.slow
 def test_release_gold_plans_that_the_checker_accepts_are_valid(
         gold_tasks: list[dict[str, Any]]) -> None:
     import plancheck

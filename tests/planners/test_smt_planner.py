@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import plancheck
 from plancheck.planners.base import PlanningTask
 from plancheck.planners.smt_planner import SolverPlanner, extract_paths
@@ -40,6 +42,7 @@ def test_text_without_paths_still_gives_a_clean_plan() -> None:
     assert plan and plancheck.check(plan, TOOLSET).ok
 
 
+@pytest.mark.slow
 def test_release_tasks_all_get_clean_plans(gold_tasks: list[dict[str, Any]]) -> None:
     """Every benchmark task gets a plan that checks clean (EM is measured, not asserted
     beyond a floor well under the measured 72/233)."""

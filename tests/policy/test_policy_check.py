@@ -236,6 +236,7 @@ def test_a_policy_beside_its_toolset_in_one_file_checks_a_dsl_plan(
         "`fetch`" in out
 
 
+@pytest.mark.slow
 def test_a_large_plan_is_decided_with_bounded_diagnostics_or_said_to_be_past_its_budget(
 ) -> None:
     from plancheck.policy.loader import parse_policies

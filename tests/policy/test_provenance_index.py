@@ -13,6 +13,7 @@ import random
 import tracemalloc
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -125,6 +126,7 @@ def _shown(flows: list[FlowIn]) -> list[tuple[Any, ...]]:
     return [(f.argument, f.source, f.source_path, f.kind) for f in flows]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_session())
 def test_the_index_finds_the_flows_a_scan_of_every_recorded_string_finds(
@@ -202,6 +204,7 @@ def _long_session(draw: st.DrawFn) -> tuple[list[Any], list[dict[str, Any]]]:
     return results, calls
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(_long_session())
@@ -299,6 +302,7 @@ def test_an_argument_past_the_long_text_limit_finds_what_the_scan_finds() -> Non
         assert sorted(flow.source for flow in found) == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_a_long_argument_is_looked_up_with_one_copy_of_its_text() -> None:
     """The lookups of a 2 MB argument allocate about its size once (its JSON text), not
     twice (its text with quotes, then a copy without them): the MCP proxy's memory bound is

@@ -23,6 +23,7 @@ _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
                        | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=20)
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(_VALUES)
 def test_indented_text_is_jsons(value: Any) -> None:

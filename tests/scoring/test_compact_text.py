@@ -11,6 +11,7 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,7 @@ json_values = st.recursive(
 codes = st.sampled_from(sorted(CODES))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(code=codes | texts, name=texts, severity=st.sampled_from(["error", "warning"]) | texts,
        message=texts | json_values, position=json_values,
@@ -67,6 +69,7 @@ def test_compact_text_is_the_encoders_text(
     assert entry_text(entry) == _reference(entry)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(entry=st.dictionaries(
     st.sampled_from(["code", "name", "severity", "message", "position", "notes", "x"]) | texts,
@@ -87,6 +90,7 @@ def test_diagnostic_text_is_the_encoded_compact_entry(
     assert diagnostic_text(diagnostic) == _reference(compact_entry(diagnostic))
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(a=json_values, b=json_values)
 def test_frozen_values_are_equal_only_for_the_same_json(a: Any, b: Any) -> None:
@@ -101,6 +105,7 @@ spans = st.builds(Span, texts, st.integers(0, 3), st.integers(0, 3), st.integers
                   st.booleans())
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(a=st.tuples(spans, json_values, json_values), b=st.tuples(spans, json_values, json_values))
 def test_arguments_keys_are_equal_only_for_the_same_values(a: Any, b: Any) -> None:
@@ -149,6 +154,7 @@ steps = st.fixed_dictionaries(
 _SHARED: dict[int, PredictionAnalyzer] = {}
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])
 @given(prediction=st.lists(steps | json_values, min_size=1, max_size=4))
@@ -172,6 +178,7 @@ deep_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(value=deep_values)
 def test_shown_values_are_the_encoders_text(value: Any) -> None:

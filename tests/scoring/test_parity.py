@@ -299,6 +299,7 @@ def _reference_shaping(value: Any) -> Any:
     return None
 
 
+@pytest.mark.slow
 def test_prefixed_plan_emulation_matches_json_repair(
     gold_tasks: list[tuple[int, list[Any]]],
 ) -> None:
@@ -383,6 +384,7 @@ def test_trailing_comma_shortcut_is_the_general_rewrite(
     assert taken > 1000
 
 
+@pytest.mark.slow
 def test_lenient_json_emulation_matches_json_repair(
     gold_tasks: list[tuple[int, list[Any]]],
 ) -> None:
@@ -405,6 +407,7 @@ def test_lenient_json_emulation_matches_json_repair(
     assert checked > 1000
 
 
+@pytest.mark.slow
 def test_lenient_json_emulation_keeps_empty_object_values(
     gold_tasks: list[tuple[int, list[Any]]],
 ) -> None:
@@ -702,6 +705,7 @@ def test_scoring_arbitrary_text_never_raises(text: str) -> None:
         _check_relations(verdict, TOY_GOLD)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(value=_json_values)
 def test_scoring_arbitrary_json_never_raises(value: Any) -> None:

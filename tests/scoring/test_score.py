@@ -584,6 +584,7 @@ def test_parity_only_is_the_full_scoring_without_the_extras(
             assert parity["diagnostics"] == fpof
 
 
+@pytest.mark.slow
 def test_caching_and_line_rendering_change_no_result(
     benchmark_path: Path, gold_tasks: list[dict[str, Any]]
 ) -> None:
@@ -707,6 +708,7 @@ def _lowered(value: Any) -> Any:
     return plan
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gold=well_typed_plan(max_steps=5), data=st.data())
 def test_execution_equivalence_shortcuts_agree_with_canonical_forms(

@@ -9,6 +9,7 @@ from tests.security.capped import run_capped
 from tests.security.fuzz_surfaces import SURFACES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("surface", list(SURFACES))
 def test_fuzz(surface: str) -> None:
     code = (f"import runpy, sys\nsys.argv = ['fuzz', {surface!r}]\n"

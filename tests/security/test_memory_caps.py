@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.security.capped import MB, last_json, run_capped
 
 RUN = ("import json, os, contextlib\nfrom plancheck.cli import main\n"
@@ -48,6 +50,7 @@ def test_a_15_mb_policy_of_300000_rules(tmp_path: Path) -> None:
     assert code == 2 and "PC006" in output and "policy rules" in output, output
 
 
+@pytest.mark.slow
 def test_a_policy_at_the_rule_limit_is_checked(tmp_path: Path) -> None:
     policy = tmp_path / "p.wf"
     policy.write_text("policy p {\n" + "".join(

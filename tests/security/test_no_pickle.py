@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "plancheck"
 MODULES = {"pickle", "_pickle", "cPickle", "shelve", "dill", "cloudpickle", "joblib"}
 LOADERS = {("marshal", "load"), ("marshal", "loads"), ("Lark", "load"), ("lark", "load")}
@@ -34,6 +36,7 @@ def forbidden(source: str) -> list[int]:
     return lines
 
 
+@pytest.mark.slow
 def test_nothing_in_the_package_can_deserialise_code() -> None:
     found = [f"{path.relative_to(PACKAGE)}:{line}"
              for path in sorted(PACKAGE.rglob("*.py"))

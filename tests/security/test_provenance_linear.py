@@ -13,7 +13,7 @@ import pytest
 from tests.security.capped import last_json, run_capped
 
 # CPU time against the size of the input: measured with no other test running.
-pytestmark = pytest.mark.alone
+pytestmark = [pytest.mark.alone, pytest.mark.slow]
 
 POOL = {"tools": [
     {"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}},

@@ -21,7 +21,7 @@ from plancheck.policy.regex import RegexError, compile_regex
 from tests.security.capped import ROOT, last_json, run_capped
 
 # CPU seconds of a verdict: measured with no other test running.
-pytestmark = pytest.mark.alone
+pytestmark = [pytest.mark.alone, pytest.mark.slow]
 
 EVIL = "(a+)+$"
 TOOL, PARAM = "Flood_depth_prediction", "region_topography_path"

@@ -341,6 +341,7 @@ def test_a_repair_does_not_depend_on_the_repairs_before_it(
         (first.status, first.cost, first.plan, first.edits)
 
 
+@pytest.mark.slow
 def test_repairs_of_real_completions_are_the_same_every_time(parity_cases: Path) -> None:
     """The model-style completions of three tasks (all their mutations), each repaired twice
     in a row: in Z3's shared context a tie between two equally cheap repairs went one way,
@@ -361,6 +362,7 @@ def test_repairs_of_real_completions_are_the_same_every_time(parity_cases: Path)
         assert runs[0].plan == runs[1].plan and runs[0].cost == runs[1].cost, name
 
 
+@pytest.mark.slow
 def test_explanations_of_real_completions_are_the_same_every_time(parity_cases: Path) -> None:
     """All completions of two tasks explained, then all again: in Z3's shared context which
     minimal conflicts the enumeration met first depended on what was solved before (task

@@ -15,6 +15,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import plancheck
 from plancheck.policy.loader import PolicyError, parse_policies
 from plancheck.smt.policy_repair import repair_policies
@@ -55,6 +57,7 @@ def _problems(parity_cases: Path, count: int) -> list[tuple[Any, list[Any], Any,
     return problems
 
 
+@pytest.mark.slow
 def test_policy_repairs_of_real_completions_do_not_depend_on_the_order(
         parity_cases: Path) -> None:
     problems = _problems(parity_cases, 300)
@@ -72,6 +75,7 @@ def test_policy_repairs_of_real_completions_do_not_depend_on_the_order(
     assert not unstable, unstable[:3]
 
 
+@pytest.mark.slow
 def test_policy_checks_of_real_completions_do_not_depend_on_the_order(
         parity_cases: Path) -> None:
     """The static check explains each violation by an unsat core: which facts it names must

@@ -29,6 +29,7 @@ def test_flood_workflow_is_found_shortest_first() -> None:
 TYPES_WITH_FORMATS = sorted(t for t in TOOLSET.types if TOOLSET.lattice.formats.get(t))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(sorted(TOOLSET.types)), min_size=1, max_size=3),
        st.sampled_from(sorted(TOOLSET.tools) + sorted(TOOLSET.types)),

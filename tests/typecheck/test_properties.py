@@ -7,6 +7,7 @@ import copy
 from difflib import SequenceMatcher
 from typing import Any
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -137,6 +138,7 @@ def test_the_pool_has_look_alikes() -> None:
     assert sum(1 for tool in TOOLSET.tools.values() if look_alikes(tool)) >= 15
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(well_typed_plan(), st.data())
 def test_swapping_a_tool_for_a_look_alike_reports_its_inputs(plan: Plan,
