@@ -85,7 +85,7 @@ def _turn(alone: bool) -> Iterator[None]:
 
 # A test past this many seconds belongs in the slow set (``@pytest.mark.slow``), which the
 # README's test command leaves to CI: the run's summary names the unmarked ones.
-SLOW_SECONDS = 5.0
+SLOW_SECONDS = 10.0
 _LONG_UNMARKED: list[tuple[float, str]] = []
 
 
