@@ -198,6 +198,19 @@ class AtomicWriter:
     def write(self, text: str) -> None:
         self.handle.write(text)
 
+    def end(self) -> int:
+        """Where the text written so far ends (-1 for a device or a pipe, written in place)."""
+        return self.handle.tell() if self._temporary else -1
+
+    def write_from(self, end: int, text: str) -> None:
+        """``text`` in place of whatever follows ``end`` (an :meth:`end` of this writer): a
+        write repeated after an interruption replaces its first copy. A device or a pipe
+        (``end`` -1) is written to as it stands."""
+        if end >= 0 and self._temporary:
+            self.handle.seek(end)
+            self.handle.truncate()
+        self.write(text)
+
     def commit(self, to: str | None = None) -> None:
         """Put the text in place: over ``path``, or (``to``) over another file beside it."""
         if self._done:

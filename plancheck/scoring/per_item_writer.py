@@ -49,12 +49,14 @@ class PerItemWriter:
                 self._lock.release()
                 raise
         self._closed = False
-        # Lines not yet handed to the file: written a few hundred at a time, one call each
-        # rather than one per line (close writes the rest before the file is put in place).
-        self._pending: list[str] = []
+        # Lines not yet handed to the file (written a few hundred at a time, one call each
+        # rather than one per line; close writes the rest before the file is put in place),
+        # with where the file ended before them: one attribute, replaced in one step, so a
+        # signal raising anywhere in a flush leaves a state the next flush completes exactly.
+        self._pending: tuple[int, list[str]] = (0, [])
 
     def write(self, line: str) -> None:
-        pending = self._pending
+        pending = self._pending[1]
         pending.append(line)
         if len(pending) >= _PENDING_LINES:
             self._flush()
@@ -65,10 +67,14 @@ class PerItemWriter:
             self._state.write(text + "\n")
 
     def _flush(self) -> None:
-        if self._pending:
-            self._pending.append("")  # the last line's newline
-            self._out.write("\n".join(self._pending))
-            self._pending.clear()
+        """Hand the pending lines to the file. Ctrl-C or SIGTERM raises wherever it lands,
+        and the interrupted run's ``close_partial`` flushes again: the lines are written from
+        where the file ended before them, so a flush cut short after its write writes them
+        over themselves, never twice (a second copy and a blank line, before)."""
+        end, lines = self._pending
+        if lines:
+            self._out.write_from(end, "\n".join(lines) + "\n")
+            self._pending = (self._out.end(), [])
 
     def close(self) -> None:
         """Put the finished file in place."""
@@ -123,7 +129,7 @@ class PerItemWriter:
         if self._closed:
             return
         self._closed = True
-        self._pending.clear()
+        self._pending = (0, [])
         self._out.discard()
         if self._state is not None:
             self._state.discard()

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -141,8 +142,18 @@ def test_a_second_plan_run_into_the_same_directory_exits_2_and_nothing_is_duplic
         tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: tuple[str, ...]) -> None:
     tasks = write_task_file(tmp_path / "tasks.jsonl")
     out = tmp_path / "out"
-    slow = ScriptedPlanner(lambda task, kind, call: Reply(content=plan_text(GOLD[task]),
-                                                          delay_s=0.3))
+    # The first run gets its first answer at once and the others only once the second run has
+    # been answered: it holds --out meanwhile, however long the second takes to start.
+    released = threading.Event()
+    answered: list[int] = []
+
+    def answer(task: int, kind: str, call: int) -> Reply:
+        if answered:
+            released.wait(60)
+        answered.append(task)
+        return Reply(content=plan_text(GOLD[task]), delay_s=0.3)
+
+    slow = ScriptedPlanner(answer)
     with ScriptedOpenAIServer(responder=slow) as server:
         first = subprocess.Popen([sys.executable, "-m", "plancheck",
                                   *_dp_args(server.base_url, tasks, out)], cwd=REPO,
@@ -154,6 +165,7 @@ def test_a_second_plan_run_into_the_same_directory_exits_2_and_nothing_is_duplic
             assert code == 2, err
             assert f"process {first.pid}" in err and "another --out" in err
         finally:
+            released.set()
             _, stderr = first.communicate(timeout=60)
         assert first.returncode == 0, stderr.decode()
     ids = [r["task_id"] for r in _records(out)]
@@ -194,15 +206,21 @@ def _limit_file_size() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
 
 
+# Python under that limit, writing no bytecode: a module it imports first would get a cache
+# file cut at 300 bytes (the import system does not check how much of it was written), and
+# every later process of the suite would fail to import that module.
+CAPPED_PLANCHECK = [sys.executable, "-B", "-m", "plancheck"]
+
+
 def test_fix_in_place_never_leaves_a_half_written_plan(tmp_path: Path) -> None:
     plan = [dict(step) for step in FOG_CHAIN]
     plan[1] = {**plan[1], "dependence": [-1]}  # repairable
     target = tmp_path / "plan.json"
     original = json.dumps(plan, indent=2)
     target.write_text(original)
-    result = subprocess.run([sys.executable, "-m", "plancheck", "fix", "--in-place",
-                             str(target)], cwd=REPO, capture_output=True, text=True,
-                            preexec_fn=_limit_file_size, timeout=60, check=False)
+    result = subprocess.run([*CAPPED_PLANCHECK, "fix", "--in-place", str(target)], cwd=REPO,
+                            capture_output=True, text=True, preexec_fn=_limit_file_size,
+                            timeout=60, check=False)
     assert result.returncode == 2, result.stderr
     assert "cannot write" in result.stderr and "internal error" not in result.stderr
     assert target.read_text() == original
@@ -225,7 +243,7 @@ def test_other_writers_never_leave_a_half_written_file(tmp_path: Path,
     target = tmp_path / "out.txt"
     target.write_text("old\n")
     arguments = [str(target) if word == "OUT" else word for word in command]
-    result = subprocess.run([sys.executable, "-m", "plancheck", *arguments], cwd=REPO,
+    result = subprocess.run([*CAPPED_PLANCHECK, *arguments], cwd=REPO,
                             capture_output=True, text=True, preexec_fn=_limit_file_size,
                             timeout=60, check=False)
     assert result.returncode == 2, result.stderr
