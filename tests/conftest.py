@@ -86,7 +86,7 @@ def _turn(alone: bool) -> Iterator[None]:
 # A test past this many seconds belongs in the slow set (``@pytest.mark.slow``), which the
 # README's test command leaves to CI: the run's summary names the unmarked ones.
 SLOW_SECONDS = 10.0
-_LONG_UNMARKED: list[tuple[float, str]] = []
+_UNMARKED_SPENT: dict[str, float] = {}  # test -> its setup, call and teardown, in seconds
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -98,15 +98,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when == "call" and report.duration > SLOW_SECONDS \
-            and "slow" not in report.keywords:
-        _LONG_UNMARKED.append((report.duration, report.nodeid))
+    """(A fixture's setup counts for the test that ran it: a slow fixture makes its first user
+    slow, in the quick run as much as a slow test.)"""
+    if "slow" not in report.keywords:
+        _UNMARKED_SPENT[report.nodeid] = _UNMARKED_SPENT.get(report.nodeid, 0.0) + \
+            report.duration
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if _LONG_UNMARKED:
+    long = sorted(((seconds, nodeid) for nodeid, seconds in _UNMARKED_SPENT.items()
+                   if seconds > SLOW_SECONDS), reverse=True)
+    if long:
         terminalreporter.write_sep("-", f"tests over {SLOW_SECONDS:.0f} s not marked slow")
-        for seconds, nodeid in sorted(_LONG_UNMARKED, reverse=True):
+        for seconds, nodeid in long:
             terminalreporter.write_line(f"{seconds:5.1f} s {nodeid}")
 
 

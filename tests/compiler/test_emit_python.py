@@ -329,6 +329,7 @@ def test_mypy_and_plancheck_agree_on_every_binding(oracle: tuple[Batch, str, flo
     assert seconds < 60
 
 
+@pytest.mark.slow  # (the oracle: 560 plans compiled and checked by mypy, 10 s or more)
 def test_mypy_reports_name_errors_on_the_same_steps(oracle: tuple[Batch, str, float]) -> None:
     batch, stdout, _ = oracle
     flagged: dict[tuple[str, str], set[int]] = {}
