@@ -53,7 +53,7 @@ class PerItemWriter:
         # rather than one per line; close writes the rest before the file is put in place),
         # with where the file ended before them: one attribute, replaced in one step, so a
         # signal raising anywhere in a flush leaves a state the next flush completes exactly.
-        self._pending: tuple[int, list[str]] = (0, [])
+        self._pending: tuple[int, list[str]] = (self._out.end(), [])
 
     def write(self, line: str) -> None:
         pending = self._pending[1]
