@@ -12,9 +12,11 @@ captures merged into one 50-tool pool, and the first two of them alone), in one 
 * issue 31's targets: ``propose`` p50 per tool beside a ``jsonschema`` validator built once
   per tool validating the same arguments (target <= 1.0x for every tool); 100 calls proposed
   and recorded with provenance on beside the same 100 validated (target <= 1.5x); the
-  verdict at calls 91-100 beside calls 2-11 of such a trajectory (target <= 1.2x), with the
-  flows provenance inferred per call in each (a copied value held by more of the results
-  recorded so far is a flow from each of them: work no index can save);
+  verdict at calls 91-100 beside calls 2-11 of such a trajectory (target <= 1.2x). A verdict
+  that needs no flow infers none until its ``flows`` are read, so each of the last two is
+  measured twice: as a loop that never reads them runs, and reading every verdict's flows
+  (with the flows provenance inferred per call: a copied value held by more of the results
+  recorded so far is a flow from each of them, work no index can save);
 * ``fastjsonschema``'s compiled validator beside, per pool; issue 23's 20 policy rules;
   ``propose`` of one call in each shape loops send; the cold start of a fresh process.
 
@@ -229,10 +231,13 @@ def hundred_calls(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]]
     compiled = {n: fastjsonschema.compile(s, use_formats=False) for n, s in tools}
     plancheck.Guard(pool).propose({"name": calls[0][0], "arguments": calls[0][1]})  # warm
 
-    def loop_guard(provenance: bool = True) -> None:
+    def loop_guard(provenance: bool = True, read_flows: bool = False) -> None:
         fresh = plancheck.Guard(pool, provenance=provenance)
         for position, (tool, args, result) in enumerate(calls):
             verdict = fresh.propose({"name": tool, "arguments": args, "id": f"c{position}"})
+            if read_flows:
+                assert isinstance(verdict, plancheck.Verdict)
+                verdict.flows  # noqa: B018 (what a loop that logs each call's flows reads)
             fresh.record(verdict.call_id, result)
 
     def loop_jsonschema() -> None:
@@ -242,11 +247,15 @@ def hundred_calls(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]]
     guard_total, schema_total = _paired(loop_guard, loop_jsonschema, loops=2, samples=samples)
     bare_total, schema_again = _paired(lambda: loop_guard(False), loop_jsonschema, loops=2,
                                        samples=samples)
+    read_total, schema_third = _paired(lambda: loop_guard(read_flows=True), loop_jsonschema,
+                                       loops=2, samples=samples)
     fast_total = _cpu(lambda: [compiled[t](a) for t, a, _ in calls], loops=2, samples=samples)
     print(f"{'':<20} 100 calls proposed and recorded {guard_total / 1e3:6.2f} ms | "
           f"jsonschema loop {schema_total / 1e3:6.2f} ms ({guard_total / schema_total:4.2f}x) "
           f"| provenance off {bare_total / 1e3:6.2f} ms ({bare_total / schema_again:4.2f}x) "
           f"| fastjsonschema {fast_total / 1e3:5.2f} ms")
+    print(f"{'':<20} the same, each verdict's flows read {read_total / 1e3:6.2f} ms "
+          f"({read_total / schema_third:4.2f}x the jsonschema loop)")
 
 
 def flatness(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]],
@@ -258,36 +267,45 @@ def flatness(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]],
 
     import plancheck
 
-    firsts, lasts = [], []
     flows = [0, 0]  # inferred flows in calls 2-11, in calls 91-100
-    for seed in range(trajectories):
-        calls = _traffic(tools, 100, seed=seed)
-        guard = plancheck.Guard(pool)
-        spent = []
-        gc.disable()
-        try:
-            for position, (tool, arguments, result) in enumerate(calls):
-                call = {"name": tool, "arguments": arguments, "id": f"c{position}"}
-                start = time.process_time()
-                verdict = guard.propose(call)
-                spent.append(time.process_time() - start)
-                guard.record(verdict.call_id, result)
-                if 1 <= position <= 10 or position >= 90:
-                    flows[position >= 90] += len(verdict.flows)
-        finally:
-            gc.enable()
-        firsts.append(sum(spent[1:11]) / 10)
-        lasts.append(sum(spent[90:]) / 10)
-    first, last = statistics.median(firsts), statistics.median(lasts)
+    medians = []
+    for read_flows in (False, True):
+        firsts, lasts = [], []
+        for seed in range(trajectories):
+            calls = _traffic(tools, 100, seed=seed)
+            guard = plancheck.Guard(pool)
+            spent = []
+            gc.disable()
+            try:
+                for position, (tool, arguments, result) in enumerate(calls):
+                    call = {"name": tool, "arguments": arguments, "id": f"c{position}"}
+                    start = time.process_time()
+                    verdict = guard.propose(call)
+                    assert isinstance(verdict, plancheck.Verdict)
+                    if read_flows:
+                        found = len(verdict.flows)
+                    spent.append(time.process_time() - start)
+                    guard.record(verdict.call_id, result)
+                    if read_flows and (1 <= position <= 10 or position >= 90):
+                        flows[position >= 90] += found
+            finally:
+                gc.enable()
+            firsts.append(sum(spent[1:11]) / 10)
+            lasts.append(sum(spent[90:]) / 10)
+        medians.append((statistics.median(firsts), statistics.median(lasts)))
     per_call = [found / (10 * trajectories) for found in flows]
+    (first, last), (read_first, read_last) = medians
     print(f"{'':<20} calls 91-100 vs calls 2-11: {last * 1e6:.1f} µs vs {first * 1e6:.1f} µs "
-          f"({last / first:.2f}x); inferred flows per call {per_call[1]:.1f} vs "
-          f"{per_call[0]:.1f}")
+          f"({last / first:.2f}x); each verdict's flows read: {read_last * 1e6:.1f} µs vs "
+          f"{read_first * 1e6:.1f} µs ({read_last / read_first:.2f}x), inferred flows per call "
+          f"{per_call[1]:.1f} vs {per_call[0]:.1f}")
 
 
 def with_policies() -> None:
     """Issue 23's target: ``propose`` with the 20 rules of ``bench_policy.py`` beside none, on
-    its 100-call GitHub trajectory (results of 10 KB, provenance on), call 1 and call 100."""
+    its 100-call GitHub trajectory (results of 10 KB, provenance on), call 1 and call 100.
+    The rules hold a flow rule, so each call's flows are inferred as it is proposed; without
+    rules the verdict's flows are read in the timed part, so both infer the same flows."""
     import plancheck
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -296,7 +314,7 @@ def with_policies() -> None:
     github = json.loads(POOLS["mcp github"].read_text(encoding="utf-8"))
     calls = trajectory()
     medians = {}
-    for label, policies in (("no rules", None), ("20 rules", POLICY)):
+    for label, policies in (("no rules", None), ("20 rules", POLICY)):  # (flows read)
         first, last = [], []
         for _ in range(15):
             guard = plancheck.Guard(github, profile="default", policies=policies)
@@ -304,6 +322,8 @@ def with_policies() -> None:
                 call = {"name": tool, "arguments": arguments, "id": f"call_{position}"}
                 start = time.process_time()
                 verdict = guard.propose(call)
+                assert isinstance(verdict, plancheck.Verdict)
+                verdict.flows  # noqa: B018 (inferred as proposed when a rule reads them)
                 spent = time.process_time() - start
                 guard.record(verdict.call_id, result)
                 if position == 0:

@@ -17,6 +17,7 @@ that cannot be read is refused with a diagnostic that says why.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,10 @@ class Guard:
     MCP ``tools/list`` result, an OpenAI or Anthropic ``tools`` list, JSON or DSL text, or a
     list of them). ``profile``: which codes block (:mod:`plancheck.compiler.profiles`).
     ``policies``: a policy file, DSL text or a loaded set. ``provenance=False`` turns off the
-    inference of flows from copied values. ``references``: the syntaxes in which a string
+    inference of flows from copied values; with it on, the flows a verdict does not need (no
+    flow rule, request check, PC301 or feedback reads them) are inferred when its ``flows``
+    are first read, from the results recorded before the call (a recorded result must not
+    change after). ``references``: the syntaxes in which a string
     argument refers to an earlier call's result (names of
     :data:`~plancheck.compiler.call_formats.SYNTAXES`, ``"all"`` or ``"none"``); by default
     the pool's own (DisasterBench's ``<GENERATED>-k-<key>``, DORA's ``trajectory[k].obs``),
@@ -135,6 +139,11 @@ class Guard:
         self._by_id: dict[str, int] = {}
         self._proposed = 0
         self._typed: dict[str, frozenset[str]] = {}  # per tool, its inputs of a pool type
+        # The tools a recorded result of which holds one of their outputs by name (an inferred
+        # flow from such a result may be a value of the wrong type: PC301), and per (tool,
+        # how many such tools) whether one of their outputs has a type a call to it cannot take.
+        self._keyed: dict[str, ToolSignature] = {}
+        self._mistyped: dict[tuple[str, int], bool] = {}
         # A call is decided and joins the trajectory under this lock: counts and ids hold
         # when several threads share the guard.
         self._lock = threading.RLock()
@@ -142,6 +151,8 @@ class Guard:
                                  for tool in self.toolset.tools.values()
                                  if (problem := schema_problem(tool_schema_text(tool)))]
         self.task = task  # the user's request of the session: the PC9xx rules read it
+        if task is not None:  # (its check reads each call's flows: results read as they come)
+            self.policies.monitor.read_results = True
         self.keep_arguments = keep_arguments
 
     # ----------------------------------------------------------------------- the loop
@@ -176,6 +187,8 @@ class Guard:
             with self._lock:
                 entry = self._accepted[index]
                 entry.result, entry.failed = value, failed
+                if entry.tool.name not in self._keyed and _holds_an_output(value, entry.tool):
+                    self._keyed[entry.tool.name] = entry.tool
                 self.policies.record(entry.call_id, value)
         except Exception as error:
             return [make("PC002", f"the result of `{call_id}` could not be recorded: {error}",
@@ -271,18 +284,28 @@ class Guard:
         diagnostics.extend(self._paths(resolution, call_id, tool))
         # Policies judge the values the tool would run with (a reference substituted): a
         # template must not carry a forbidden value past them.
+        monitor = self.policies.monitor
+        infer = self._infers_now(tool)
         policy_call, policy_found = self.policies.check(
             call_id, tool.name, resolution.instance, resolution.explicit,
-            frozenset(resolution.unknown))
+            frozenset(resolution.unknown), infer=infer)
         diagnostics.extend(policy_found)
         if self.task is not None:
             diagnostics.extend(self._request(call_id, tool, arguments, policy_call))
-        flows: list[dict[str, Any]] = []
+        later = None
+        if not infer and monitor.recorded:  # (no result recorded: no flow to infer)
+            if diagnostics:  # (the feedback names the flows into a call it speaks of)
+                policy_call = replace(policy_call, flows=monitor.inferred(
+                    resolution.instance, policy_call.flows))
+            else:
+                later = self._later_flows(policy_call, monitor.recorded)
+        flows: list[dict[str, Any]] | None = None if later is not None else []
         lines: list[str] = []
         if policy_call.flows:  # (most calls have none: nothing below to do for them)
             diagnostics.extend(self._inferred_types(policy_call, call_id, tool))
-            flows = describe_flows(policy_call, self.policies.monitor.history)
+            flows = describe_flows(policy_call, monitor.history)
             lines = [_flow_line(flow) for flow in flows]
+            later = None
         allowed = not diagnostics or not any(d.severity is Severity.ERROR for d in diagnostics)
         # What the tool must run with: each reference that resolved replaced by its value.
         to_run = resolution.instance
@@ -290,7 +313,45 @@ class Guard:
             self._accept(policy_call, call_id, tool, to_run)
         return Verdict(allowed, diagnostics,
                        feedback_text(call_id, tool.name, diagnostics, allowed, lines),
-                       call_id, tool.name, to_run, flows)
+                       call_id, tool.name, to_run, flows, later)
+
+    def _infers_now(self, tool: ToolSignature) -> bool:
+        """Whether the verdict on a call to ``tool`` needs the flows provenance infers into
+        it: a rule or the request check reads them, or one may be a value of a type the
+        argument does not take (PC301). Otherwise they are inferred when the verdict's flows
+        are read, or its feedback names them."""
+        monitor = self.policies.monitor
+        if monitor.provenance is None:
+            return False
+        if monitor.reads_flows or self.task is not None:
+            return True
+        if not self._keyed:
+            return False
+        key = (tool.name, len(self._keyed))
+        found = self._mistyped.get(key)
+        if found is None:
+            lattice = self.toolset.lattice
+            found = self._mistyped[key] = any(
+                lattice.compat(output, param.type) is Compat.INCOMPATIBLE
+                for source in self._keyed.values() for output in source.outputs
+                for param in tool.inputs)
+        return found
+
+    def _later_flows(self, call: PolicyCall, recorded: int
+                     ) -> Callable[[], list[dict[str, Any]]]:
+        """The flows into ``call`` (its explicit ones given), inferred when first asked from
+        the ``recorded`` results there were when it was proposed."""
+        monitor = self.policies.monitor
+
+        def flows() -> list[dict[str, Any]]:
+            with self._lock:
+                try:
+                    inferred = monitor.inferred(call.arguments, call.flows, recorded)
+                except Exception:  # (a lookup that fails names no flow: never raises)
+                    inferred = call.flows
+                return describe_flows(replace(call, flows=inferred), monitor.history)
+
+        return flows
 
     def _fresh_id(self) -> str:
         """An id for a call that carries none (``call_N``), never one a call already has."""
@@ -557,6 +618,24 @@ class Guard:
         self._proposed += 1
         return self._refuse(call_id, None, [make(code, why, data={"call_id": call_id},
                                                  severity=Severity.ERROR)])
+
+
+def _holds_an_output(result: Any, tool: ToolSignature) -> bool:
+    """Whether a path provenance finds in ``result`` may start at one of ``tool``'s outputs
+    (a key of a mapping, a position in a list, or either in the JSON a string holds): only a
+    flow from such a place can be a value of a declared output's type."""
+    names = tool.output_names
+    if not names:
+        return False
+    if isinstance(result, str):
+        return result[:1] in ("{", "[") and len(result) > 1
+    if isinstance(result, Mapping):
+        return any(name in result for name in names) or any(
+            type(key) is not str and str(key) in names for key in result)
+    if isinstance(result, list):
+        return any(name.isdigit() and str(int(name)) == name and int(name) < len(result)
+                   for name in names)
+    return False
 
 
 def _flat(arguments: dict[str, Any]) -> bool:

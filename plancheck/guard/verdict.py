@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from plancheck.diagnostics.model import Diagnostic
@@ -12,21 +13,37 @@ from plancheck.records import FrozenRecord
 class Verdict(FrozenRecord):
     """Whether one call may run. ``feedback`` is for the model, in its terms (the call id and
     the tool name); ``flows`` lists where its arguments' values came from (explicit references
-    and inferred flows), as JSON."""
+    and inferred flows), as JSON.
+
+    ``later``: how to find the flows when they are first read, for a verdict that did not need
+    them (no rule, request or type check read them, and no feedback names them): the guard
+    then infers them from the results recorded before the call, only if someone asks."""
 
     _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments", "flows")
-    __slots__ = _fields
+    __slots__ = ("_flows", "_later", "allowed", "arguments", "call_id", "diagnostics",
+                 "feedback", "tool")
 
     def __init__(self, allowed: bool, diagnostics: list[Diagnostic], feedback: str, call_id: str,
                  tool: str | None = None, arguments: Any = None,
-                 flows: list[dict[str, Any]] | None = None) -> None:
+                 flows: list[dict[str, Any]] | None = None,
+                 later: Callable[[], list[dict[str, Any]]] | None = None) -> None:
         self.allowed = allowed
         self.diagnostics = diagnostics
         self.feedback = feedback
         self.call_id = call_id
         self.tool = tool
         self.arguments = arguments
-        self.flows: list[dict[str, Any]] = [] if flows is None else flows
+        self._flows = flows if flows is not None or later is not None else []
+        self._later = later
+
+    @property
+    def flows(self) -> list[dict[str, Any]]:
+        found = self._flows
+        if found is None:
+            # (two threads reading at once both ask: the guard answers both alike)
+            later = self._later
+            found = self._flows = later() if later is not None else []
+        return found
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -18,7 +18,14 @@ from typing import Any
 
 from plancheck.policy.loader import PolicySet
 from plancheck.policy.provenance import Provenance, with_inferred
-from plancheck.policy.semantics import FlowIn, PolicyCall, RuleState, Violation, rule_state
+from plancheck.policy.semantics import (
+    FlowIn,
+    PolicyCall,
+    RuleState,
+    Violation,
+    reads_flows,
+    rule_state,
+)
 
 
 class PolicyMonitor:
@@ -30,19 +37,40 @@ class PolicyMonitor:
         self._firing: dict[str, list[RuleState]] = {}  # tool -> the rules a call may break
         self.history: list[PolicyCall] = []
         self.provenance = Provenance() if provenance else None
+        # Whether a rule reads the flows into calls: then every call's are inferred as it is
+        # proposed, and each result read as it is recorded; else only when they are asked.
+        self.reads_flows = provenance and any(reads_flows(state) for state in self.states)
+        # Whether each result is read as it is recorded (an agent records one while the model
+        # writes its next call): when every call's flows will be asked for.
+        self.read_results = self.reads_flows
 
     @property
     def next_index(self) -> int:
         return len(self.history)
 
     def call(self, tool: str, arguments: Mapping[str, Any], *, call_id: str = "",
-             flows: tuple[FlowIn, ...] = (), unknown: frozenset[str] = frozenset()
-             ) -> PolicyCall:
+             flows: tuple[FlowIn, ...] = (), unknown: frozenset[str] = frozenset(),
+             infer: bool = True) -> PolicyCall:
         """The next call of the trace, with the flows provenance infers added to the explicit
-        ones (an explicit flow into an argument wins over an inferred one)."""
-        if self.provenance is not None:
+        ones (an explicit flow into an argument wins over an inferred one); with ``infer``
+        false, the explicit ones only (:meth:`inferred` adds the others when asked; no rule
+        may read flows then)."""
+        if self.provenance is not None and (infer or self.reads_flows):
             flows = with_inferred(self.provenance, arguments, flows)
         return PolicyCall(self.next_index, tool, arguments, flows, unknown, call_id)
+
+    @property
+    def recorded(self) -> int:
+        """How many results provenance has recorded (what a call's flows are inferred from)."""
+        return 0 if self.provenance is None else self.provenance.count
+
+    def inferred(self, arguments: Mapping[str, Any], flows: tuple[FlowIn, ...],
+                 recorded: int | None = None) -> tuple[FlowIn, ...]:
+        """``flows`` with those provenance infers into ``arguments`` from the first
+        ``recorded`` results (all by default): a call's flows asked after later results came."""
+        if self.provenance is None:
+            return flows
+        return with_inferred(self.provenance, arguments, flows, recorded)
 
     def propose(self, call: PolicyCall) -> list[Violation]:
         """Every rule ``call`` would break as the next call of the trace."""
@@ -66,7 +94,7 @@ class PolicyMonitor:
     def record(self, index: int, result: Any) -> None:
         """The result of accepted call ``index``: later arguments copied from it are flows."""
         if self.provenance is not None and 0 <= index < len(self.history):
-            self.provenance.record(index, result)
+            self.provenance.record(index, result, read=self.read_results)
 
     def finish(self) -> list[Violation]:
         """The violations of the trace taken as complete (``require A`` never met)."""

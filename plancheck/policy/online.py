@@ -41,15 +41,17 @@ class GuardPolicies:
 
     def check(self, call_id: str, tool: str, arguments: Mapping[str, Any],
               references: Mapping[str, tuple[str, tuple[PathKey, ...]]] | None = None,
-              unknown: frozenset[str] = frozenset()) -> tuple[PolicyCall, list[Diagnostic]]:
+              unknown: frozenset[str] = frozenset(), infer: bool = True
+              ) -> tuple[PolicyCall, list[Diagnostic]]:
         """The call as the next of the trace, and the diagnostics of the rules it breaks.
         ``references`` maps an argument to (the id of an earlier call, a path in its result):
-        the flows the call states; ``unknown`` the arguments whose value is not known yet."""
+        the flows the call states; ``unknown`` the arguments whose value is not known yet;
+        ``infer`` false: the inferred flows are left out, unless a rule reads them."""
         flows = tuple(FlowIn((name,), self._positions[source], tuple(path), EXPLICIT)
                       for name, (source, path) in (references or {}).items()
                       if source in self._positions)
         call = self.monitor.call(tool, arguments, call_id=call_id, flows=flows,
-                                 unknown=unknown)
+                                 unknown=unknown, infer=infer)
         if not self.policies.rules:  # provenance only: no rule to break
             return call, []
         found = [call_diagnostic(v, call, self.monitor.history, self.policies.name)

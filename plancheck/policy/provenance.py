@@ -10,11 +10,12 @@ that result when
   of the result, or a string of the result (8 characters or more) is a part of the argument
   (``contained``).
 
-A result is read when it is recorded, at C speed (:mod:`.provenance_read`): its compact JSON
-text (msgspec), the first 8 bytes of each of its strings, and its strings and numbers (the
-text split at its quotes). Once 64 results or 64 KB of text wait, they go into a table of bits
-(:mod:`.provenance_bits`, numpy: a row per hash of a 4-byte gram of the text, of a start, of a
-string or number; a bit per result); until then a lookup searches their texts one by one, in C.
+A result is read when it is recorded (or, recorded with ``read=False``, by the first lookup
+after), at C speed (:mod:`.provenance_read`): its compact JSON text (msgspec), the first 8
+bytes of each of its strings, and its strings and numbers (the text split at its quotes). Once
+64 results or 64 KB of text wait, they go into a table of bits (:mod:`.provenance_bits`,
+numpy: a row per hash of a 4-byte gram of the text, of a start, of a string or number; a bit
+per result); until then a lookup searches their texts one by one, in C.
 A lookup reads a few rows whatever came before, searches the JSON text of each result they
 name, and walks a result for the paths of its leaves only when its text holds the value,
 skipping every part whose text does not: the cost of a call's inference depends on its
@@ -88,29 +89,42 @@ class Provenance:
         # searched the texts of: what lookups cost, whatever the speed of the machine.
         self.walked = 0
         self.searched = 0
+        self._before = 0  # the lookup under way reads the results before this one only
 
     @property
     def empty(self) -> bool:
         """Whether no result has been recorded."""
         return not self._results
 
-    def record(self, index: int, result: Any) -> None:
-        """The result of call ``index`` (it must not change after). It is read now, as its
-        JSON text (and, once results are many, added to the table of bits): an agent records a
-        result while the model writes its next call, and a verdict is what the next call
-        waits for. The paths of its leaves are found only when a lookup matches them."""
+    @property
+    def count(self) -> int:
+        """How many results have been recorded (a lookup may be limited to the first ones)."""
+        return len(self._results)
+
+    def record(self, index: int, result: Any, *, read: bool = True) -> None:
+        """The result of call ``index`` (it must not change after). With ``read``, it is read
+        now, as its JSON text (and, once results are many, added to the table of bits): an
+        agent records a result while the model writes its next call, and a verdict that needs
+        the flows is what the next call waits for. Without, it is read by the first lookup
+        (a guard whose verdicts need no flow asks only when its flows are read). The paths of
+        its leaves are found only when a lookup matches them."""
         self._results.append(Reading(result))
         self._calls.append(index)
-        self._index()
-        self._find_starts()
-        if self._listed < len(self._results):
-            self._results[-1].scalars()  # (for the lookups of numbers until it is listed)
+        if read:
+            self._index()
+            self._find_starts()
+            if self._listed < len(self._results):
+                self._results[-1].scalars()  # (for the lookups of numbers until listed)
 
-    def flows_into(self, arguments: Mapping[str, Any]) -> list[FlowIn]:
+    def flows_into(self, arguments: Mapping[str, Any], before: int | None = None
+                   ) -> list[FlowIn]:
         """The inferred flows into a call's arguments, one per (argument, source call): an
         exact copy before a contained one, and of those the deepest path in the result (the
-        text inside a JSON document a result holds, rather than the document)."""
+        text inside a JSON document a result holds, rather than the document). ``before``:
+        only from the results recorded first, that many (those there were when the call was
+        proposed, for flows asked later)."""
         self._index()
+        self._before = len(self._results) if before is None else before
         found: Found = {}
         for path, value in leaves(arguments):
             if isinstance(value, str):
@@ -175,6 +189,8 @@ class Provenance:
                needle: Text | None, match: Callable[[Any], bool], found: Found) -> None:
         left = MAX_SOURCES
         for number in numbers:
+            if number >= self._before:
+                continue
             for source_path, _ in self._matching(number, question, match, needle)[:left]:
                 _add(found, FlowIn(path, self._calls[number], source_path, EXACT))
                 left -= 1
@@ -190,8 +206,8 @@ class Provenance:
             if self._textless:
                 numbers = sorted({*numbers, *self._textless})
         for number in numbers:
-            if text is not None and self._results[number].whole and \
-                    not self._holds(number, text):
+            if number >= self._before or (text is not None and self._results[number].whole
+                                          and not self._holds(number, text)):
                 continue
             for source_path, _ in self._matching(
                     number, ("c", value),
@@ -217,6 +233,8 @@ class Provenance:
                        for head in heads)]
         held: list[tuple[int, int, int, Path]] = []
         for number in numbers:
+            if number >= self._before:
+                continue
             reading = self._results[number]
             strings = None if text is None or reading.dropped else _strings_held(
                 reading.texts, heads, value, text)
@@ -420,14 +438,16 @@ def _rank(flow: FlowIn) -> tuple[bool, int]:
 
 
 def with_inferred(provenance: Provenance, arguments: Mapping[str, Any],
-                  flows: tuple[FlowIn, ...]) -> tuple[FlowIn, ...]:
-    """``flows`` (the explicit ones) and the flows ``provenance`` infers into ``arguments``,
-    but none into an argument an explicit flow already reaches: a reference says where the
-    value came from, and always wins over a guess."""
-    if provenance.empty:  # no result recorded yet: nothing to infer from
+                  flows: tuple[FlowIn, ...], before: int | None = None
+                  ) -> tuple[FlowIn, ...]:
+    """``flows`` (the explicit ones) and the flows ``provenance`` infers into ``arguments``
+    (from the first ``before`` results recorded: all by default), but none into an argument
+    an explicit flow already reaches: a reference says where the value came from, and always
+    wins over a guess."""
+    if provenance.empty or before == 0:  # no result recorded yet: nothing to infer from
         return flows
     explicit = {flow.argument[:1] for flow in flows}
-    return flows + tuple(flow for flow in provenance.flows_into(arguments)
+    return flows + tuple(flow for flow in provenance.flows_into(arguments, before)
                          if flow.argument[:1] not in explicit)
 
 

@@ -26,8 +26,8 @@ START = 8  # the bytes of a string's start
 KEPT_TEXT = 1 << 20  # the JSON texts of a result longer than this are not kept once in the table
 
 Path = tuple[PathKey, ...]
-# msgspec's encoder, made when a first result is recorded: importing msgspec takes 30-45 ms,
-# which a guard that has recorded nothing (its first verdict, a short session) need not pay.
+# msgspec's encoder, made when a first result is read: importing msgspec takes 30-45 ms,
+# which a guard that has read nothing (its first verdict, a short session) need not pay.
 _encoders: list[Any] = []  # (msgspec.json.Encoder, and its encode: the hot call, bound once)
 
 Text = bytes | bytearray  # the JSON text of an argument's string (a long one: a bytearray)

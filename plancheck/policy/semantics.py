@@ -427,6 +427,12 @@ class _Flow(RuleState):
                 self.tainted[call.index] = origin
 
 
+def reads_flows(state: RuleState) -> bool:
+    """Whether a rule's verdicts read the flows into calls (a flow rule follows them from call
+    to call: it needs those of every call)."""
+    return isinstance(state, _Flow)
+
+
 class _RequireCall(RuleState):
     def __init__(self, rule: Rule, toolset: Toolset) -> None:
         super().__init__(rule, toolset)
