@@ -345,6 +345,9 @@ class Guard:
 
         def flows() -> list[dict[str, Any]]:
             with self._lock:
+                # A loop that reads flows reads them again: from now on each result is read
+                # as it is recorded, while the model writes its next call.
+                monitor.read_results = True
                 try:
                     inferred = monitor.inferred(call.arguments, call.flows, recorded)
                 except Exception:  # (a lookup that fails names no flow: never raises)

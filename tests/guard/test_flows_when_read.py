@@ -127,6 +127,9 @@ def test_a_result_is_read_only_once_a_flow_is_asked_for() -> None:
     assert second.flows == [{"argument": "content", "from": "first", "tool": "read_text_file",
                              "path": "text", "kind": "contained"}]
     assert result.reads > 0
+    # A loop that reads flows will read them again: later results are read as recorded.
+    later = _CountedResult({"text": "sandbags stacked along the north bank"})
+    assert guard.record(second.call_id, later) == [] and later.reads > 0
 
 
 def test_a_verdict_with_feedback_names_its_flows_at_once() -> None:
