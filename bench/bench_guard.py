@@ -192,6 +192,7 @@ def per_tool(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]],
     guard = plancheck.Guard(pool, provenance=True)
     ratios = []
     guard_all, schema_all = [], []
+    ids = iter(range(10**9))  # (ids used once in the whole run: a repeated one is refused)
     for name, schema in tools:
         arguments = _valid_arguments(schema)
         validator = validators[name]
@@ -201,11 +202,12 @@ def per_tool(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]],
         if not first.allowed:
             print(f"  ! {name}: {first.feedback}")
             continue
-        ids = iter(range(10**9))
         guard_us, schema_us = _paired(
             lambda n=name, a=arguments, i=ids: guard.propose({"name": n, "arguments": a,
                                                              "id": f"p{next(i)}"}),
             lambda v=validator, a=arguments: v.validate(a), loops=50, samples=samples)
+        last = guard.propose({"name": name, "arguments": arguments, "id": f"p{next(ids)}"})
+        assert last.allowed, last.feedback  # (the valid call's verdict was timed)
         ratios.append((guard_us / schema_us, name))
         guard_all.append(guard_us)
         schema_all.append(schema_us)
