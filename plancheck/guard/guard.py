@@ -37,7 +37,7 @@ from plancheck.guard.references import (
 )
 from plancheck.guard.results import result_value
 from plancheck.guard.verdict import TurnVerdict, Verdict, feedback_text
-from plancheck.ir.json_data import json_data_problem
+from plancheck.ir.json_data import MAX_MEMBERS, json_data_problem
 from plancheck.ir.lattice import Compat
 from plancheck.ir.nodes import Toolset, ToolSignature
 from plancheck.ir.schema_types import VALUE, declared_kind, json_shown
@@ -258,8 +258,8 @@ class Guard:
             # A value inside itself, or parts shared so often that a walk of every path would
             # not end, first: json_problem walks every path.
             # (A value inside itself json_problem finds at once, and names as an argument.)
-            # (Arguments of strings, numbers and the like under string keys, the most
-            # common, hold no part to share: no walk of their containers.)
+            # (Arguments of strings, numbers and lists or objects of them under string keys,
+            # the most common, hold no part to share: no walk of their containers.)
             shared = None if _flat(arguments) else json_data_problem(arguments)
             not_json = ("", shared) if shared is not None and not shared.endswith(
                 "contains itself") else json_problem(arguments, MAX_DEPTH)
@@ -641,10 +641,31 @@ def _holds_an_output(result: Any, tool: ToolSignature) -> bool:
     return False
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _flat(arguments: dict[str, Any]) -> bool:
-    """Whether ``arguments`` hold no container, under string keys only."""
-    return all(type(key) is str for key in arguments) and not any(
-        isinstance(value, dict | list | tuple | set) for value in arguments.values())
+    """Whether ``arguments`` hold, under string keys, scalars and lists or objects of scalars
+    only, fewer than ``MAX_MEMBERS`` in all: no part can be shared deep enough to matter or
+    hold itself (what :func:`json_data_problem` walks for), as a list of paths or ids is."""
+    if not all(type(key) is str for key in arguments):
+        return False
+    members = len(arguments)
+    for value in arguments.values():
+        kind = type(value)
+        if kind in _SCALARS:
+            continue
+        if kind is list:
+            if not all(type(member) in _SCALARS for member in value):
+                return False
+        elif kind is dict:
+            if not all(type(key) is str and type(member) in _SCALARS
+                       for key, member in value.items()):
+                return False
+        else:
+            return False
+        members += len(value)
+    return members <= MAX_MEMBERS
 
 
 def _flow_line(flow: dict[str, Any]) -> str:
