@@ -296,16 +296,15 @@ class Guard:
         if not infer and monitor.recorded:  # (no result recorded: no flow to infer)
             if diagnostics:  # (the feedback names the flows into a call it speaks of)
                 policy_call = replace(policy_call, flows=monitor.inferred(
-                    resolution.instance, policy_call.flows))
-            else:
+                    policy_call.arguments, policy_call.flows))
+            else:  # (its explicit flows too, listed with the inferred ones when asked)
                 later = self._later_flows(policy_call, monitor.recorded)
         flows: list[dict[str, Any]] | None = None if later is not None else []
         lines: list[str] = []
-        if policy_call.flows:  # (most calls have none: nothing below to do for them)
+        if later is None and policy_call.flows:  # (most calls have none: nothing to do)
             diagnostics.extend(self._inferred_types(policy_call, call_id, tool))
             flows = describe_flows(policy_call, monitor.history)
             lines = [_flow_line(flow) for flow in flows]
-            later = None
         allowed = not diagnostics or not any(d.severity is Severity.ERROR for d in diagnostics)
         # What the tool must run with: each reference that resolved replaced by its value.
         to_run = resolution.instance

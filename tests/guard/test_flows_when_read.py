@@ -172,3 +172,21 @@ def test_a_copied_value_of_an_output_of_the_wrong_type_is_a_warning() -> None:
         "precipitation_data_path": "/data/radar/forecast_0612.nc"}})
     assert depth.allowed and depth.diagnostics == []
     assert [flow["path"] for flow in depth.flows] == ["log"]
+
+
+def test_flows_read_late_keep_an_explicit_reference_and_the_inferred_flows_beside_it() -> None:
+    """A clean call with a reference (an explicit flow) and a copied value (an inferred one):
+    read late, both are listed, as a guard that infers at once lists them."""
+    found = []
+    for policies in (None, EAGER):
+        guard = plancheck.Guard(POOL, policies=policies, references="template")
+        first = _propose(guard, {"name": "read_text_file", "id": "r",
+                                 "arguments": {"path": "/w/a.md"}})
+        guard.record(first.call_id, {"p": "/w/notes.md",
+                                     "text": "Evacuation route 7 closed at the bridge"})
+        write = _propose(guard, {"name": "write_file", "id": "w", "arguments": {
+            "path": "{{steps.0.output.p}}", "content": "Evacuation route 7 closed"}})
+        assert write.allowed and write.diagnostics == []
+        found.append(write.flows)
+    assert found[0] == found[1]
+    assert sorted(flow["kind"] for flow in found[0]) == ["contained", "explicit"]
