@@ -202,9 +202,12 @@ def per_tool(label: str, pool: Any, tools: list[tuple[str, dict[str, Any]]],
         if not first.allowed:
             print(f"  ! {name}: {first.feedback}")
             continue
+        # The calls made before the timing, as a model's reply holds them: what is timed is
+        # the guard's reading and deciding, not the making of a dict and an id.
+        made = iter([{"name": name, "arguments": arguments, "id": f"p{next(ids)}"}
+                     for _ in range(50 * samples)])
         guard_us, schema_us = _paired(
-            lambda n=name, a=arguments, i=ids: guard.propose({"name": n, "arguments": a,
-                                                             "id": f"p{next(i)}"}),
+            lambda m=made: guard.propose(next(m)),
             lambda v=validator, a=arguments: v.validate(a), loops=50, samples=samples)
         last = guard.propose({"name": name, "arguments": arguments, "id": f"p{next(ids)}"})
         assert last.allowed, last.feedback  # (the valid call's verdict was timed)

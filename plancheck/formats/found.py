@@ -51,6 +51,8 @@ def child(pointer: str, token: str | int) -> str:
 
 def plain_id(found: Any) -> str | None:
     """An id as a call writes it (a non-empty string or an integer), as text; else None."""
+    if type(found) is str:  # (the common case: no copy, no conversion)
+        return found or None
     if isinstance(found, (str, int)) and not isinstance(found, bool) and str(found):
         return str(found)
     return None

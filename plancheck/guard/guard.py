@@ -17,7 +17,7 @@ that cannot be read is refused with a diagnostic that says why.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,18 +47,26 @@ from plancheck.ir.schema_verdict import ArgumentProblem, argument_problems, plac
 from plancheck.policy.loader import PolicySet
 from plancheck.policy.online import GuardPolicies, describe_flows
 from plancheck.policy.semantics import EXPLICIT, PolicyCall
-from plancheck.records import Record, replace
+from plancheck.records import replace
 from plancheck.typecheck.types import extension_problem
 
 _FILE = "<call>"
+_NONE: frozenset[str] = frozenset()  # (no argument unknown: no set made per call)
+# The resolution of a call without references, shared: only the resolving of a reference
+# writes into these, and such a call gets its own.
+_NO_HOLES: list[str] = []
+_NO_SOURCES: dict[str, str] = {}
+_NO_REFERENCES: dict[str, tuple[str, tuple[Any, ...]]] = {}
+_NO_UNKNOWN: set[str] = set()
 _MAX_LISTED = 30
 
 
-class Accepted(Record):
-    """A call that joined the trajectory, and what it returned once recorded."""
+class Accepted:
+    """A call that joined the trajectory, and what it returned once recorded. (This class and
+    the next are plain, not records: compiled, a plain class is a C struct, built and read
+    without the type's dictionary; nothing compares them.)"""
 
-    _fields = ("index", "call_id", "tool", "arguments", "result", "failed")
-    __slots__ = _fields
+    __slots__ = ("arguments", "call_id", "failed", "index", "result", "tool")
 
     def __init__(self, index: int, call_id: str, tool: ToolSignature, arguments: dict[str, Any],
                  result: Any = MISSING, failed: bool = False) -> None:
@@ -70,11 +78,10 @@ class Accepted(Record):
         self.failed = failed
 
 
-class _Resolution(Record):
+class _Resolution:
     """What the references of one call resolve to."""
 
-    _fields = ("instance", "holes", "substituted", "explicit", "unknown")
-    __slots__ = _fields
+    __slots__ = ("explicit", "holes", "instance", "substituted", "unknown")
 
     def __init__(self, instance: dict[str, Any], holes: list[str], substituted: dict[str, str],
                  explicit: dict[str, tuple[str, tuple[Any, ...]]], unknown: set[str]) -> None:
@@ -136,7 +143,9 @@ class Guard:
         rules = PolicySet((), self.toolset, "<none>") if policies is None else policies
         self.policies = GuardPolicies(rules, self.toolset, provenance=provenance)
         self._accepted: list[Accepted] = []
-        self._by_id: dict[str, int] = {}
+        # Accepted calls by id (their position): the policies' own map, filled as they accept
+        # a call (one map of thousands of ids, not two, each written on every call).
+        self._by_id: dict[str, int] = self.policies.positions
         self._proposed = 0
         self._typed: dict[str, frozenset[str]] = {}  # per tool, its inputs of a pool type
         # The tools a recorded result of which holds one of their outputs by name (an inferred
@@ -254,7 +263,7 @@ class Guard:
                 "PC108", f"call {call_id} `{name}`: the arguments must be a JSON object of "
                          f"named arguments, found {shown}", "", call_id, name,
                 severity=Severity.ERROR)])
-        if problem is None:
+        if problem is None and arguments:  # (``{}`` holds nothing to walk)
             # A value inside itself, or parts shared so often that a walk of every path would
             # not end, first: json_problem walks every path.
             # (A value inside itself json_problem finds at once, and names as an argument.)
@@ -288,14 +297,14 @@ class Guard:
         infer = self._infers_now(tool)
         policy_call, policy_found = self.policies.check(
             call_id, tool.name, resolution.instance, resolution.explicit,
-            frozenset(resolution.unknown), infer=infer)
+            frozenset(resolution.unknown) if resolution.unknown else _NONE, infer=infer)
         diagnostics.extend(policy_found)
         if self.task is not None:
             diagnostics.extend(self._request(call_id, tool, arguments, policy_call))
         later = None
         if not infer and monitor.recorded:  # (no result recorded: no flow to infer)
             if diagnostics:  # (the feedback names the flows into a call it speaks of)
-                policy_call = replace(policy_call, flows=monitor.inferred(
+                policy_call = policy_call.but(flows=monitor.inferred(
                     policy_call.arguments, policy_call.flows))
             else:  # (its explicit flows too, listed with the inferred ones when asked)
                 later = self._later_flows(policy_call, monitor.recorded)
@@ -311,7 +320,8 @@ class Guard:
         if allowed:
             self._accept(policy_call, call_id, tool, to_run)
         return Verdict(allowed, diagnostics,
-                       feedback_text(call_id, tool.name, diagnostics, allowed, lines),
+                       feedback_text(call_id, tool.name, diagnostics, allowed, lines)
+                       if diagnostics or not allowed else "",
                        call_id, tool.name, to_run, flows, later)
 
     def _infers_now(self, tool: ToolSignature) -> bool:
@@ -351,7 +361,7 @@ class Guard:
                     inferred = monitor.inferred(call.arguments, call.flows, recorded)
                 except Exception:  # (a lookup that fails names no flow: never raises)
                     inferred = call.flows
-                return describe_flows(replace(call, flows=inferred), monitor.history)
+                return describe_flows(call.but(flows=inferred), monitor.history)
 
         return flows
 
@@ -379,16 +389,17 @@ class Guard:
                 arguments: dict[str, Any]) -> None:
         index = len(self._accepted)
         if call.index != self.policies.monitor.next_index:
-            call = replace(call, index=self.policies.monitor.next_index)
+            call = call.but(index=self.policies.monitor.next_index)
         if not self.keep_arguments:  # (no rule reads an earlier call's arguments)
             arguments = {}
-            call = replace(call, arguments=arguments)
-        self.policies.accept(call)
+            call = call.but(arguments=arguments)
+        self.policies.accept(call)  # (now in self._by_id, at ``index``: call.index is it)
         self._accepted.append(Accepted(index, call_id, tool, arguments))
-        self._by_id[call_id] = index
 
     def _resolve(self, found: list[Any], arguments: dict[str, Any], call_id: str,
                  tool: ToolSignature, diagnostics: list[Diagnostic]) -> _Resolution:
+        if not found:  # (most calls: nothing to resolve, and nothing below changes these)
+            return _Resolution(arguments, _NO_HOLES, _NO_SOURCES, _NO_REFERENCES, _NO_UNKNOWN)
         resolution = _Resolution(arguments, [], {}, {}, set())
         for ref in found:
             top = ref.pointer.split("/")[1] if ref.pointer else ""
@@ -458,13 +469,13 @@ class Guard:
                 actual=output.type))
 
     def _schema(self, resolution: _Resolution, call_id: str,
-                tool: ToolSignature) -> list[Diagnostic]:
+                tool: ToolSignature) -> Sequence[Diagnostic]:
         """The schema's own verdict on the arguments (:mod:`plancheck.ir.schema_verdict`);
         a call it cannot decide is refused, saying why."""
-        named = f"call {call_id} `{tool.name}`"
         try:
             problems = argument_problems(resolution.instance, tool, tuple(resolution.holes))
         except SchemaUndecided as undecided:
+            named = f"call {call_id} `{tool.name}`"
             if undecided.invalid_schema:
                 allow = self.invalid_schemas == "allow"
                 return [self._diag(
@@ -477,11 +488,14 @@ class Guard:
             return [self._diag("PC002", f"{named} cannot be checked, so it is not run: "
                                         f"{undecided.reason}", "", call_id, tool.name,
                                severity=Severity.ERROR)]
+        if not problems:
+            return ()  # (most calls: no list made)
+        named = f"call {call_id} `{tool.name}`"
         return [self._schema_diagnostic(problem, resolution, named, call_id, tool)
                 for problem in problems]
 
     def _paths(self, resolution: _Resolution, call_id: str,
-               tool: ToolSignature) -> list[Diagnostic]:
+               tool: ToolSignature) -> Sequence[Diagnostic]:
         """plancheck's own check of a path written for a typed input (the built-in pool's,
         DORA's): a `.txt` file where an image is wanted is PC302, as check says."""
         typed = self._typed.get(tool.name)
@@ -491,7 +505,7 @@ class Guard:
                 p.name for p in tool.inputs if declared_kind(p.type, decls) is None
                 and p.type != VALUE)
         if not typed:
-            return []
+            return ()
         found = []
         lattice = self.toolset.lattice
         for name, value in resolution.instance.items():

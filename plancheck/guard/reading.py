@@ -16,17 +16,16 @@ from plancheck.formats.calls.generic import SHAPE as _GENERIC
 from plancheck.formats.calls.generic import is_plain_call
 from plancheck.formats.found import plain_id as _plain_id
 from plancheck.formats.shapes import find_calls, read_call
-from plancheck.records import FrozenRecord
 
 # Arguments or a call larger than this (as JSON text) are refused unread.
 MAX_TEXT = 1_000_000
 
 
-class ProposedCall(FrozenRecord):
-    """A call as written: ``tool`` and ``arguments`` unchecked (the guard checks them)."""
+class ProposedCall:
+    """A call as written: ``tool`` and ``arguments`` unchecked (the guard checks them). Plain,
+    not a record: one is made per call (compiled, a C struct); nothing compares them."""
 
-    _fields = ("tool", "arguments", "call_id", "shape", "has_arguments", "conflict")
-    __slots__ = _fields
+    __slots__ = ("arguments", "call_id", "conflict", "has_arguments", "shape", "tool")
 
     def __init__(self, tool: Any, arguments: Any, call_id: str | None, shape: str,
                  has_arguments: bool = True, conflict: tuple[str, str] | None = None) -> None:

@@ -10,7 +10,7 @@ from plancheck.diagnostics.severity import Severity
 from plancheck.records import FrozenRecord
 
 
-class Verdict(FrozenRecord):
+class Verdict:
     """Whether one call may run. ``feedback`` is for the model, in its terms (the call id and
     the tool name); ``flows`` lists where its arguments' values came from (explicit references
     and inferred flows), as JSON.
@@ -19,7 +19,6 @@ class Verdict(FrozenRecord):
     them (no rule, request or type check read them, and no feedback names them): the guard
     then infers them from the results recorded before the call, only if someone asks."""
 
-    _fields = ("allowed", "diagnostics", "feedback", "call_id", "tool", "arguments", "flows")
     __slots__ = ("_flows", "_later", "allowed", "arguments", "call_id", "diagnostics",
                  "feedback", "tool")
 
@@ -48,6 +47,25 @@ class Verdict(FrozenRecord):
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    # A plain class, not a record (one is made per call; compiled, a C struct): equal,
+    # hashed and shown by its fields as a record is.
+    def _fields_of(self) -> tuple[Any, ...]:
+        return (self.allowed, self.diagnostics, self.feedback, self.call_id, self.tool,
+                self.arguments, self.flows)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self._fields_of() == other._fields_of()
+
+    def __hash__(self) -> int:
+        return hash(self._fields_of())
+
+    def __repr__(self) -> str:
+        return (f"Verdict(allowed={self.allowed!r}, diagnostics={self.diagnostics!r}, "
+                f"feedback={self.feedback!r}, call_id={self.call_id!r}, tool={self.tool!r}, "
+                f"arguments={self.arguments!r}, flows={self.flows!r})")
 
 
 class TurnVerdict(FrozenRecord):

@@ -86,9 +86,12 @@ def argument_problems(arguments: Any, tool: ToolSignature,
         if skipped and any(_about_hole(error, hole) for hole in skipped):
             continue
         problems.extend(_problems(error, arguments, tool))
-    if not tool.open_inputs and isinstance(arguments, dict) and \
-            not tool.input_name_set.issuperset(arguments):
-        problems.extend(_undeclared(arguments, tool, problems))
+    if not tool.open_inputs and isinstance(arguments, dict):
+        names = tool.input_name_set
+        for name in arguments:  # (compiled, a loop of lookups: no set built per call)
+            if name not in names:
+                problems.extend(_undeclared(arguments, tool, problems))
+                break
     return problems
 
 

@@ -15,7 +15,7 @@ shows where each argument's value came from. Loading and deciding never import z
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,35 +37,36 @@ class GuardPolicies:
                  provenance: bool = True) -> None:
         self.policies = load_policies(policies, toolset)  # PolicyError when unusable
         self.monitor = PolicyMonitor(self.policies, provenance=provenance)
-        self._positions: dict[str, int] = {}
+        self.positions: dict[str, int] = {}  # each accepted call's position, by its id
 
     def check(self, call_id: str, tool: str, arguments: Mapping[str, Any],
               references: Mapping[str, tuple[str, tuple[PathKey, ...]]] | None = None,
               unknown: frozenset[str] = frozenset(), infer: bool = True
-              ) -> tuple[PolicyCall, list[Diagnostic]]:
+              ) -> tuple[PolicyCall, Sequence[Diagnostic]]:
         """The call as the next of the trace, and the diagnostics of the rules it breaks.
         ``references`` maps an argument to (the id of an earlier call, a path in its result):
         the flows the call states; ``unknown`` the arguments whose value is not known yet;
         ``infer`` false: the inferred flows are left out, unless a rule reads them."""
-        flows = tuple(FlowIn((name,), self._positions[source], tuple(path), EXPLICIT)
-                      for name, (source, path) in (references or {}).items()
-                      if source in self._positions)
+        flows: tuple[FlowIn, ...] = tuple(
+            FlowIn((name,), self.positions[source], tuple(path), EXPLICIT)
+            for name, (source, path) in references.items()
+            if source in self.positions) if references else ()
         call = self.monitor.call(tool, arguments, call_id=call_id, flows=flows,
                                  unknown=unknown, infer=infer)
         if not self.policies.rules:  # provenance only: no rule to break
-            return call, []
+            return call, ()
         found = [call_diagnostic(v, call, self.monitor.history, self.policies.name)
                  for v in self.monitor.propose(call)]
         return call, found
 
     def accept(self, call: PolicyCall) -> None:
-        self._positions[call.call_id] = call.index
+        self.positions[call.call_id] = call.index
         self.monitor.accept(call)
 
     def record(self, call_id: str, result: Any) -> None:
         """The result of accepted call ``call_id`` (unknown ids are ignored: the guard
         reports them)."""
-        index = self._positions.get(str(call_id))
+        index = self.positions.get(str(call_id))
         if index is not None:
             self.monitor.record(index, result)
 

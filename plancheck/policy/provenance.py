@@ -42,7 +42,6 @@ from plancheck.policy.provenance_read import (
     string_starts,
 )
 from plancheck.policy.semantics import CONTAINED, EXACT, FlowIn, PolicyCall
-from plancheck.records import replace
 
 __all__ = ["GRAM", "MAX_SOURCES", "Provenance", "infer_flows", "leaves", "with_inferred"]
 
@@ -459,8 +458,7 @@ def infer_flows(calls: list[PolicyCall], results: Mapping[int, Any]) -> list[Pol
     found = []
     for call in calls:
         flows = with_inferred(provenance, call.arguments, call.flows)
-        found.append(call if len(flows) == len(call.flows)
-                     else replace(call, flows=flows))
+        found.append(call if len(flows) == len(call.flows) else call.but(flows=flows))
         if call.index in results:
             provenance.record(call.index, results[call.index])
     return found

@@ -78,12 +78,16 @@ class FlowIn(FrozenRecord):
         self.kind = kind
 
 
-class PolicyCall(FrozenRecord):
+class PolicyCall:
     """One call of a trace: its position, id and tool, its arguments, the flows into them, and
-    the top-level arguments whose value is not known (a reference to a result not recorded)."""
+    the top-level arguments whose value is not known (a reference to a result not recorded).
 
-    _fields = ("index", "tool", "arguments", "flows", "unknown", "call_id")
-    __slots__ = _fields
+    A plain class, not a record: the guard makes one per call, and compiled it is a C struct
+    (a record's base is interpreted, so its subclasses are built and read through the type's
+    dictionary). Equal by its fields, and treated as immutable: :meth:`but` makes changed
+    copies."""
+
+    __slots__ = ("arguments", "call_id", "flows", "index", "tool", "unknown")
 
     def __init__(self, index: int, tool: str, arguments: Mapping[str, Any],
                  flows: tuple[FlowIn, ...] = (), unknown: frozenset[str] = frozenset(),
@@ -94,6 +98,29 @@ class PolicyCall(FrozenRecord):
         self.flows = flows
         self.unknown = unknown
         self.call_id = call_id
+
+    def but(self, *, index: int | None = None, arguments: Mapping[str, Any] | None = None,
+            flows: tuple[FlowIn, ...] | None = None) -> PolicyCall:
+        """A copy with the fields given changed."""
+        return PolicyCall(self.index if index is None else index, self.tool,
+                          self.arguments if arguments is None else arguments,
+                          self.flows if flows is None else flows, self.unknown, self.call_id)
+
+    def _fields_of(self) -> tuple[Any, ...]:
+        return (self.index, self.tool, self.arguments, self.flows, self.unknown, self.call_id)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PolicyCall):
+            return NotImplemented
+        return self._fields_of() == other._fields_of()
+
+    def __hash__(self) -> int:
+        return hash(self._fields_of())
+
+    def __repr__(self) -> str:
+        return (f"PolicyCall(index={self.index!r}, tool={self.tool!r}, "
+                f"arguments={self.arguments!r}, flows={self.flows!r}, "
+                f"unknown={self.unknown!r}, call_id={self.call_id!r})")
 
     @property
     def label(self) -> str:

@@ -68,5 +68,7 @@ PLAIN_CALL_MEMBERS: Final = frozenset({"name", "arguments", "id"})
 
 def is_plain_call(value: Any) -> bool:
     """``{"name": str, "arguments": ..., "id"?: ...}`` and nothing else."""
-    return (type(value) is dict and type(value.get("name")) is str and "arguments" in value
-            and PLAIN_CALL_MEMBERS.issuperset(value))
+    if type(value) is not dict or type(value.get("name")) is not str or "arguments" not in value:
+        return False
+    # (compiled, all() over a generator is a loop of lookups: no set is built from the keys)
+    return all(key in PLAIN_CALL_MEMBERS for key in value)
