@@ -211,14 +211,14 @@ class McpProxy:
             elif method == "tools/call":
                 self._judge_call(message, key, size)
             else:
-                self._forward(message, size)
+                self._to_server(wire.encode_read(message, size))
             return
         if read.kind == Kind.NOTIFICATION and message["method"] == "notifications/cancelled":
             params = message.get("params")
             if isinstance(params, dict) and "requestId" in params:
                 with self._lock:
                     self._cancelled.add(id_key(params["requestId"]))
-        self._forward(message, size)
+        self._to_server(wire.encode_read(message, size))
 
     # ----------------------------------------------------------------------- judging calls
 
@@ -269,7 +269,7 @@ class McpProxy:
                 if call_id is not None:
                     self._calls[key] = (call_id, sent)
             if call_id is not None:  # the retry of a call judged and accepted, unchanged
-                self._forward(message, size)
+                self._to_server(wire.encode_read(message, size))
                 return
         guard, problem = self._current_guard(message)
         if guard is None:
@@ -287,7 +287,7 @@ class McpProxy:
         if isinstance(verdict.arguments, dict) and (
                 "arguments" in params or verdict.arguments):
             params["arguments"] = verdict.arguments  # what was judged is what runs
-        self._forward(message, size)
+        self._to_server(wire.encode_read(message, size))
 
     def _current_guard(self, request: dict[str, Any]) -> tuple[Any, str]:
         """The guard over the server's current pool (read now if it changed or was never
@@ -337,8 +337,8 @@ class McpProxy:
             if self._gone is not None:
                 raise RuntimeError(self._gone)
             self._own[key] = asked
-        self._to_server([wire.encode({"jsonrpc": "2.0", "id": request_id, "method": method,
-                                      "params": params})])
+        self._to_server(wire.encode({"jsonrpc": "2.0", "id": request_id, "method": method,
+                                     "params": params}))
         timeout = _pool_timeout()
         answered = asked.done.wait(timeout)
         with self._lock:
@@ -487,20 +487,13 @@ class McpProxy:
         with self._server_lock:
             server.close_input()
 
-    def _forward(self, message: Any, size: int) -> None:
-        """A message of the client (read from a line of ``size`` bytes) to the server, as
-        read: encoded again, its long strings as they are written (wire.encoded_pieces)."""
-        self._to_server(wire.encoded_pieces(message, size))
-
-    def _to_server(self, pieces: list[Any]) -> None:
-        """One line to the server (:func:`wire.encoded_pieces`: bytes, and iterables of
-        bytes encoded as they are written, under the lock, so no other line cuts in)."""
+    def _to_server(self, line: bytes | bytearray) -> None:
         server = self._server
         assert server is not None
         try:
             with self._server_lock:  # (closed under this lock too: no write to a reused fd)
                 if not server.stdin.closed:
-                    wire.write_pieces(server.stdin.fileno(), pieces)
+                    wire.write_all(server.stdin.fileno(), line)
         except (OSError, ValueError):  # the server has gone: its reader answers what is pending
             pass
 

@@ -21,13 +21,12 @@ import contextlib
 import fcntl
 import json
 import os
-import secrets
 from typing import Any, Final
 
 import msgspec
 
-__all__ = ["EOF", "LineReader", "ParseFailure", "encode", "encode_read", "encoded_pieces", "parse",
-           "widen_pipe", "write_all", "write_pieces"]
+__all__ = ["EOF", "LineReader", "ParseFailure", "encode", "encode_read", "parse", "widen_pipe",
+           "write_all"]
 
 EOF: Final = b""
 
@@ -191,87 +190,6 @@ def encode_read(value: Any, size: int) -> bytes | bytearray:
     except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
         return _escaped(value)  # (a lone surrogate, which json.dumps escapes)
     return buffer if buffer.isascii() else _escaped(value)
-
-
-# A message this long whose long strings (arguments, mostly) are written a piece at a time:
-# the server reads the first piece while the next is encoded (a message of megabytes took as
-# long to encode as to parse, and the server waited for the whole of it).
-_PIECEWISE: Final = 1 << 20
-_PIECE: Final = 1 << 20  # characters of a long string encoded at a time
-_LONG: Final = 1 << 16  # a string this long is written piecewise
-_LOOKED_DEPTH: Final = 8  # how deep, and among how many members of each container, long
-_LOOKED_MEMBERS: Final = 256  # strings are looked for (others are written with the rest)
-
-
-def encoded_pieces(value: Any, size: int, *, piecewise: int = _PIECEWISE, piece: int = _PIECE,
-                   long: int = _LONG) -> list[Any]:
-    """:func:`encode_read` of ``value`` as pieces whose concatenation is one line of the same
-    JSON value: ASCII, compact, without its ``\\n``. For a message of ``piecewise`` bytes or
-    more, each string of ``long`` characters or more (found within a few levels: the
-    arguments) is left out of the first encoding, and the pieces then hold the text around
-    them and, lazily, each such string ``piece`` characters at a time: the pieces are an
-    iterable whose long strings are encoded as they are asked for, while the pieces before
-    them are written. Escaping is per character, so a string encoded in pieces is the string
-    encoded whole."""
-    if size < piecewise:
-        return [encode_read(value, size)]
-    found: list[str] = []
-    mark = "plancheck-" + secrets.token_hex(16)  # (text no message holds, nor can guess)
-    outline = _outline(value, found, mark, long, 0)
-    if not found:
-        return [encode_read(value, size)]
-    parts = encode(outline).split(b'"' + mark.encode() + b'"')
-    if len(parts) != len(found) + 1:  # (cannot be: the mark is in no other text)
-        return [encode_read(value, size)]
-    pieces: list[Any] = [parts[0]]
-    for string, after in zip(found, parts[1:], strict=True):
-        pieces.append(_string_pieces(string, piece))
-        pieces.append(after)
-    return pieces
-
-
-def _outline(value: Any, found: list[str], mark: str, long: int, depth: int) -> Any:
-    """``value`` with each long string it holds near its top replaced by ``mark`` (found in
-    the order an encoder writes them), copying only the containers on the way to one."""
-    kind = type(value)
-    if kind is str:
-        if len(value) >= long:
-            found.append(value)
-            return mark
-        return value
-    if depth >= _LOOKED_DEPTH or (kind is not dict and kind is not list) or \
-            len(value) > _LOOKED_MEMBERS:
-        return value
-    if kind is dict:
-        changed = {}
-        for key, member in value.items():
-            outlined = _outline(member, found, mark, long, depth + 1)
-            if outlined is not member:
-                changed[key] = outlined
-        return {key: changed.get(key, member) for key, member in value.items()} \
-            if changed else value
-    members = [_outline(member, found, mark, long, depth + 1) for member in value]
-    return members if any(a is not b for a, b in zip(members, value, strict=True)) else value
-
-
-def _string_pieces(string: str, piece: int) -> Any:
-    """The JSON text of ``string``, quotes included, ``piece`` characters at a time."""
-    yield b'"'
-    for start in range(0, len(string), piece):
-        encoded = encode(string[start:start + piece])
-        yield memoryview(encoded)[1:-1]  # (its quotes left out without a copy of the rest)
-    yield b'"'
-
-
-def write_pieces(fd: int, pieces: list[Any]) -> None:
-    """The pieces of :func:`encoded_pieces` to ``fd``, as one line (its ``\\n`` added);
-    OSError when ``fd`` is closed."""
-    for part in pieces:
-        for data in ([part] if isinstance(part, (bytes, bytearray, memoryview)) else part):
-            with memoryview(data) as view:
-                while view:
-                    view = view[os.write(fd, view):]
-    os.write(fd, b"\n")
 
 
 def encode(value: Any) -> bytes:
