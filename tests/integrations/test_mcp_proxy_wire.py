@@ -130,3 +130,14 @@ def test_a_large_message_is_read_and_encoded_near_its_own_size() -> None:
         os.close(read_fd)
     assert reading < 2.0 * len(line), reading / len(line)
     assert encoding < 1.15 * len(line), encoding / len(line)
+
+
+def test_large_messages_one_after_another_are_each_encoded_whole() -> None:
+    """The buffer a thread keeps for large messages, used again: a shorter message after a
+    longer one, a longer after a shorter, and one with non-ASCII text, each written as
+    :func:`encode` writes it (nothing of the one before left in it)."""
+    sizes_and_text = [(1_500_000, "a"), (1_100_000, "b"), (1_900_000, "c"), (1_200_000, "é")]
+    for size, letter in sizes_and_text:
+        value = {"jsonrpc": "2.0", "id": size, "params": {"text": letter * size}}
+        line = json.dumps(value).encode() + b"\n"
+        assert bytes(encode_read(parse(line), len(line))) == encode(value)
