@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from plancheck.compiler.profiles import profile_overrides, severity_in
 from plancheck.diagnostics.model import Diagnostic, make
@@ -78,6 +78,11 @@ class Accepted:
         self.failed = failed
 
 
+# The result of a call whose guard keeps no results (``keep_arguments=False`` and no reference
+# syntax): recorded, not held.
+_LET_GO: Final = object()
+
+
 class _Resolution:
     """What the references of one call resolve to."""
 
@@ -118,9 +123,11 @@ class Guard:
     or one of the wrong kind (``PC905``) is reported, and :meth:`finish` adds what the
     request asks of the whole trajectory (``PC902``-``PC904``).
     ``keep_arguments=False``: an accepted call's arguments are let go of once it is decided
-    (what later calls are judged by, its tool, id and result, is kept): a session of many
-    large arguments, a proxy's, then holds none of them. :meth:`trajectory` then raises
-    ``ValueError``, and no ``task`` may be given (its checks read the trajectory).
+    (what later calls are judged by, its tool and id, is kept), and so is its result unless
+    the pool declares a reference syntax (a later call may read it) or provenance reads it:
+    a session of many large arguments or results, a proxy's, then holds none of them.
+    :meth:`trajectory` then raises ``ValueError``, and no ``task`` may be given (its checks
+    read the trajectory).
     """
 
     def __init__(self, toolset: Any = None, *, profile: str = "guard",
@@ -163,6 +170,9 @@ class Guard:
         if task is not None:  # (its check reads each call's flows: results read as they come)
             self.policies.monitor.read_results = True
         self.keep_arguments = keep_arguments
+        # Whether a recorded result stays with its call: the trajectory and references read
+        # it (provenance keeps its own reading of it, when on).
+        self._keeps_results = keep_arguments or bool(self.references)
 
     # ----------------------------------------------------------------------- the loop
 
@@ -195,7 +205,8 @@ class Guard:
             value, failed = result_value(result)
             with self._lock:
                 entry = self._accepted[index]
-                entry.result, entry.failed = value, failed
+                entry.result = value if self._keeps_results else _LET_GO
+                entry.failed = failed
                 if entry.tool.name not in self._keyed and _holds_an_output(value, entry.tool):
                     self._keyed[entry.tool.name] = entry.tool
                 self.policies.record(entry.call_id, value)

@@ -72,3 +72,26 @@ def test_no_argument_of_an_accepted_call_is_held(keep: bool) -> None:
         guard.trajectory()
     with pytest.raises(ValueError, match="keep_arguments"):
         plancheck.Guard(POOL, task="write a note", keep_arguments=False)
+
+
+@pytest.mark.parametrize(("provenance", "references", "held"), [
+    (False, None, False),  # what mcp-proxy builds without a policy: nothing reads a result
+    (False, "template", True),  # a later call may refer to it
+    (True, None, True),  # provenance finds copies of it in later calls
+])
+def test_a_result_is_held_only_where_something_reads_it(
+        provenance: bool, references: str | None, held: bool) -> None:
+    """A proxy's session of large results held every one of them (50 results of 1 MB: 50 MB
+    after the calls had run), though no reference, policy or trajectory could read them."""
+    guard = plancheck.Guard(POOL, provenance=provenance, references=references,
+                            keep_arguments=False)
+    text = "".join(["y"] * 1000)  # a string of its own, counted
+    before = sys.getrefcount(text)
+    verdict = guard.propose({"id": "a", "name": "read_text_file",
+                             "arguments": {"path": "/tmp/a"}})
+    assert guard.record(verdict.call_id, {"content": [{"type": "text", "text": text}]}) == []
+    assert (sys.getrefcount(text) > before) is held
+    if references:  # (and what it is held for still works: a reference to it resolves)
+        later = guard.propose({"id": "b", "name": "write_file", "arguments": {
+            "path": "/tmp/b", "content": "{{steps.0.output}}"}})
+        assert later.allowed and later.arguments["content"] is text

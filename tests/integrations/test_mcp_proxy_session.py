@@ -262,6 +262,28 @@ def test_large_calls_of_mixed_sizes_stay_in_the_memory_bound(tmp_path: Path) -> 
     assert peak <= 2 * 8 + 80, peak
 
 
+@pytest.mark.slow
+def test_large_results_are_not_held_by_the_proxy() -> None:
+    """A session of 50 calls each answered with about 2 MB (a 1 MB note, as text and as
+    structured content) stays within 2x the largest message + 80 MB: the proxy's guard held
+    every result (none is read without a policy: the pool declares no reference syntax),
+    and peaked past 100 MB."""
+    if not os.path.exists("/proc/self/status"):
+        return  # (VmHWM is Linux's)
+    largest = 0
+    with RawClient(proxy_command(server=NOTES)) as client:
+        client.start()
+        for request_id in range(1, 51):
+            client.send(call(request_id, "read_note", {"name": f"{request_id}" + "z" * (1 << 20)}))
+            reply = client.reply(request_id, timeout=60)
+            assert not _refused(reply)
+            largest = max(largest, len(json.dumps(reply)))
+        peak = _peak_mb(client.process.pid)
+        client.close()
+    assert largest > 2 << 20
+    assert peak <= 2 * largest / 2**20 + 80, peak
+
+
 def test_a_bad_size_limit_is_a_usage_error() -> None:
     with RawClient(proxy_command("--max-message-size", "0")) as client:
         code = client.process.wait(timeout=30)
