@@ -149,7 +149,8 @@ def _run_fastmcp(args: argparse.Namespace, command: list[str], toolset: Any,
     target: Any = args.url if args.url is not None else StdioTransport(
         command[0], command[1:], env=dict(os.environ))
     proxy = create_proxy(target, name="plancheck mcp-proxy")
-    proxy.add_middleware(GuardMiddleware(policies, profile=args.profile, tools=toolset))
+    proxy.add_middleware(GuardMiddleware(policies, profile=args.profile, tools=toolset,
+                                         references=args.references, keep_arguments=False))
     served: dict[str, Any] = {} if args.transport == "stdio" else {"host": args.host,
                                                                    "port": args.port}
     proxy.run(transport=args.transport, show_banner=False, **served)

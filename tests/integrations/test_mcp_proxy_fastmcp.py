@@ -160,6 +160,30 @@ def test_in_front_of_a_server_over_http_and_sse(tmp_path: Path, transport: str,
     assert _calls(log) == ["read_note"]
 
 
+@pytest.mark.slow
+def test_in_front_of_a_server_over_http_the_references_are_the_proxys(tmp_path: Path) -> None:
+    """``--references`` holds on every transport: in front of a server over HTTP, a template
+    naming an earlier result runs with that result's value (it ran as the template's text),
+    and one naming a call that has not run is refused."""
+    log = tmp_path / "calls.jsonl"
+    port = _free_port()
+    with _serving([*NOTES, "http", str(port)], port, {"NOTES_CALL_LOG": str(log)}), \
+            RawClient(proxy_command("--url", f"http://127.0.0.1:{port}/mcp", "--references",
+                                    "template", server=[])) as client:
+        client.start()
+        client.send(call(1, "read_note", {"name": "a"}))
+        assert "note a" in json.dumps(client.reply(1, 60))
+        client.send(call(2, "write_note", {"name": "{{steps.0.output.text}}", "text": "x"}))
+        client.send(call(3, "write_note", {"name": "{{steps.7.output.text}}", "text": "y"}))
+        written, unknown = client.reply(2, 60), client.reply(3, 60)
+        client.close()
+    assert written["result"].get("isError") is not True, written
+    assert unknown["result"]["isError"] is True and "PC206" in json.dumps(unknown)
+    ran = [json.loads(text) for text in log.read_text(encoding="utf-8").splitlines()]
+    assert ran == [{"tool": "read_note", "arguments": {"name": "a"}},
+                   {"tool": "write_note", "arguments": {"name": "note a", "text": "x"}}]
+
+
 def test_without_fastmcp_the_extra_is_named() -> None:
     code = ("import sys; sys.modules['fastmcp'] = None\n"  # as if FastMCP were not installed
             "from plancheck.cli import main\n"

@@ -38,14 +38,18 @@ __all__ = ["GuardMiddleware"]
 
 
 class GuardMiddleware(Middleware):
-    """See the module docstring. ``policies``, ``profile`` and ``tools`` are
-    :class:`plancheck.Guard`'s."""
+    """See the module docstring. ``policies``, ``profile``, ``tools``, ``references`` and
+    ``keep_arguments`` are :class:`plancheck.Guard`'s (``plancheck mcp-proxy`` keeps no
+    arguments: no one reads its guard's trajectory)."""
 
-    def __init__(self, policies: Any = None, *, profile: str = "guard",
-                 tools: Any = None) -> None:
+    def __init__(self, policies: Any = None, *, profile: str = "guard", tools: Any = None,
+                 references: str | list[str] | None = None,
+                 keep_arguments: bool = True) -> None:
         self.policies = policies
         self.profile = profile
         self.tools = tools
+        self.references = references
+        self.keep_arguments = keep_arguments
         self.guard: Any = None
         self._lock = asyncio.Lock()  # calls are decided in the order they come
 
@@ -77,7 +81,9 @@ class GuardMiddleware(Middleware):
         tools = self.tools if self.tools is not None else await _server_tools(context)
         if self.guard is None:
             self.guard = Guard(tools, profile=self.profile, policies=self.policies,
-                               provenance=self.policies is not None)
+                               provenance=self.policies is not None,
+                               references=self.references,
+                               keep_arguments=self.keep_arguments)
         else:  # the server's tools changed: the trajectory is kept
             use_pool(self.guard, tools)
         return self.guard
