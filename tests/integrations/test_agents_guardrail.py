@@ -10,7 +10,8 @@ import pytest
 from agents import Agent, Runner, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from plancheck.integrations.agents import guard_tools
+import plancheck
+from plancheck.integrations.agents import guard_tools, guardrails, pool_of
 
 RAN: list[tuple[str, dict[str, Any]]] = []
 
@@ -29,11 +30,15 @@ def write_note(name: str, text: str, priority: int = 1) -> str:
     return f"wrote {name}"
 
 
+INVOKE = {tool.name: tool.on_invoke_tool for tool in (read_note, write_note)}
+
+
 @pytest.fixture(autouse=True)
 def _fresh() -> None:
     RAN.clear()
     for tool in (read_note, write_note):
         tool.tool_input_guardrails, tool.tool_output_guardrails = [], []
+        tool.on_invoke_tool = INVOKE[tool.name]
 
 
 def _feedback_sent(model: ScriptedModel, call_id: str) -> str:
@@ -85,6 +90,43 @@ def test_a_policy_refuses_through_the_sdk(tmp_path: Any) -> None:
     Runner.run_sync(Agent(name="notes", model=model, tools=[read_note, write_note]), "go")
     assert [name for name, _ in RAN] == ["read_note"]
     assert "policy ro" in _feedback_sent(model, "c2")
+
+
+def _copying_a_note_by_reference() -> ScriptedModel:
+    """A model that reads note a, then writes its text to b by a template reference."""
+    return ScriptedModel([
+        [function_call("read_note", {"name": "a"}, call_id="c1")],
+        [function_call("write_note", {"name": "b", "text": "{{steps.0.output.text}}",
+                                      "priority": 2}, call_id="c2")],
+        [assistant_message("done")],
+    ])
+
+
+def test_a_reference_the_guard_resolved_runs_as_its_value() -> None:
+    """With ``references="template"`` the Guard judges ``{{steps.0.output.text}}`` as the
+    value it names ("note a"): the tool runs that value, not the template's text (it ran the
+    text, which the Guard had never judged)."""
+    tools = [read_note, write_note]
+    guard = guard_tools(tools, guard=plancheck.Guard(pool_of(tools), references="template"))
+    model = _copying_a_note_by_reference()
+    Runner.run_sync(Agent(name="notes", model=model, tools=tools), "copy note a to b")
+    assert RAN == [("read_note", {"name": "a"}),
+                   ("write_note", {"name": "b", "text": "note a", "priority": 2})]
+    assert [c["arguments"] for c in guard.trajectory()][1]["text"] == "note a"
+
+
+def test_rails_attached_by_hand_reject_a_call_whose_judged_arguments_differ() -> None:
+    """Attached by hand, the tool runs the model's own arguments: a call the Guard judged
+    with a reference resolved is rejected (not run), with a message saying why."""
+    tools = [read_note, write_note]
+    check_call, record_result = guardrails(plancheck.Guard(pool_of(tools),
+                                                           references="template"))
+    for tool in tools:
+        tool.tool_input_guardrails, tool.tool_output_guardrails = [check_call], [record_result]
+    model = _copying_a_note_by_reference()
+    Runner.run_sync(Agent(name="notes", model=model, tools=tools), "copy note a to b")
+    assert RAN == [("read_note", {"name": "a"})]
+    assert "Write the values themselves" in _feedback_sent(model, "c2")
 
 
 def test_without_the_sdk_the_extra_is_named() -> None:
