@@ -284,6 +284,22 @@ def test_large_results_are_not_held_by_the_proxy() -> None:
     assert peak <= 2 * largest / 2**20 + 80, peak
 
 
+def test_a_cancel_for_an_answered_request_is_not_kept() -> None:
+    """A client's ``notifications/cancelled`` that comes after the answer (a race MCP allows)
+    leaves nothing behind: a later request with that id (which a client should not send, but
+    may) is judged and answered, not dropped as cancelled, which left the client waiting."""
+    with RawClient(proxy_command()) as client:
+        client.start()
+        client.send(call(7, "read_secret"))
+        assert "result" in client.reply(7)
+        client.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 7, "reason": "too late"}})
+        client.seen.clear()  # (the first answer is not the one awaited)
+        client.send(call(7, "read_secret"))
+        assert "result" in client.reply(7, timeout=10)
+        client.close()
+
+
 def test_a_bad_size_limit_is_a_usage_error() -> None:
     with RawClient(proxy_command("--max-message-size", "0")) as client:
         code = client.process.wait(timeout=30)

@@ -216,8 +216,10 @@ class McpProxy:
         if read.kind == Kind.NOTIFICATION and message["method"] == "notifications/cancelled":
             params = message.get("params")
             if isinstance(params, dict) and "requestId" in params:
-                with self._lock:
-                    self._cancelled.add(id_key(params["requestId"]))
+                key = id_key(params["requestId"])
+                with self._lock:  # (a request answered already has nothing to cancel)
+                    if key in self._pending:
+                        self._cancelled.add(key)
         self._to_server(wire.encode_read(message, size))
 
     # ----------------------------------------------------------------------- judging calls
