@@ -38,7 +38,7 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.server import create_proxy
 from plancheck.integrations.mcp.fastmcp_guard import GuardMiddleware
 proxy = create_proxy(StdioTransport(sys.argv[1], sys.argv[2:], env=dict(os.environ)))
-proxy.add_middleware(GuardMiddleware(policies=os.environ.get("BENCH_POLICY")))
+proxy.add_middleware(GuardMiddleware(policies=os.environ.get("BENCH_POLICY"), keep_arguments=False))
 proxy.run(show_banner=False)
 """
 
