@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span
-from plancheck.fileio import read_bytes_limited, read_text_limited
+from plancheck.fileio import not_utf8, read_bytes_limited, read_text_limited
 
 CONFIG_NAMES = ("plancheck.toml", "pyproject.toml")  # precedence within one directory
 _MAY_HAVE_TABLE = re.compile(r"""tool\s*\.\s*["']?plancheck|^\s*\[\s*tool\s*\]""", re.MULTILINE)
@@ -119,16 +119,9 @@ _PLANCHECK_SPELLINGS = tuple("plancheck".encode(codec)
                              for codec in ("utf-8", "utf-16-le", "utf-16-be"))
 
 
-def _not_utf8(path: Path, error: UnicodeDecodeError) -> str:
+def _not_utf8(error: UnicodeDecodeError) -> str:
     """Why a configuration file cannot be read as TOML text, in words."""
-    try:
-        head = read_bytes_limited(path)[:2]
-    except OSError:
-        head = b""
-    if head in (b"\xff\xfe", b"\xfe\xff"):
-        return "it is UTF-16 text; TOML files are UTF-8"
-    return (f"it is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
-            f"{error.start}); TOML files are UTF-8")
+    return f"{not_utf8(error)}; TOML files are UTF-8"
 
 
 def discover(explicit: str | None = None, start: Path | None = None) -> Config:
@@ -154,7 +147,7 @@ def load_config(path: Path, *, explicit: bool = False) -> Config:
                                 data={"path": file}).with_context(file=file, record=None)]
                           ) from None
     except (OSError, UnicodeDecodeError) as error:
-        why = _not_utf8(path, error) if isinstance(error, UnicodeDecodeError) else error
+        why = _not_utf8(error) if isinstance(error, UnicodeDecodeError) else error
         raise ConfigError([make("PC001", f"cannot read configuration {file}: {why}",
                                 data={"path": file}).with_context(file=file, record=None)]
                           ) from None

@@ -29,6 +29,7 @@ __all__ = [
     "Walk",
     "is_dir",
     "is_file",
+    "not_utf8",
     "path_exists",
     "reason",
     "walk_files",
@@ -410,3 +411,21 @@ def read_bytes_limited(path: str | os.PathLike[str]) -> bytes:
 def read_text_limited(path: str | os.PathLike[str], encoding: str = "utf-8") -> str:
     """A file's text under the read limit (``UnicodeDecodeError`` as ``Path.read_text``)."""
     return read_bytes_limited(path).decode(encoding)
+
+
+# Byte-order marks of the encodings a text file that is not UTF-8 is most often in (UTF-32's
+# before UTF-16's, whose little-endian mark starts UTF-32's).
+_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def not_utf8(error: UnicodeDecodeError) -> str:
+    """Why bytes are not UTF-8 text, in words (Python's codec message names neither the file's
+    encoding nor where): a UTF-16 or UTF-32 file by its byte-order mark, else the first byte
+    that is not UTF-8."""
+    head = bytes(error.object[:4])
+    for mark, encoding in _MARKS:
+        if head.startswith(mark):
+            return f"it is {encoding} text"
+    return (f"it is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
+            f"{error.start})")

@@ -19,7 +19,13 @@ from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
 from plancheck.diagnostics.span import Span
 from plancheck.fast_json import loads_or_invalid
-from plancheck.fileio import InputTooLarge, format_size, read_limit, read_text_limited
+from plancheck.fileio import (
+    InputTooLarge,
+    format_size,
+    not_utf8,
+    read_limit,
+    read_text_limited,
+)
 from plancheck.formats.records import RECORD_PLAN_FIELDS
 from plancheck.formats.sniff import (
     is_plain_plan,
@@ -56,7 +62,8 @@ def read_text(path: str) -> tuple[str | None, Diagnostic | None]:
                           "limit; not read", help=["raise the limit with --max-size"],
                           data={"path": path, "limit": error.limit})
     except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        reason = f"{not_utf8(error)}; plans are read as UTF-8" \
+            if isinstance(error, UnicodeDecodeError) else error.strerror or str(error)
         return None, make(
             "PC001",
             f"cannot read {path}: {reason}",

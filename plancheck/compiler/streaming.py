@@ -27,7 +27,7 @@ from plancheck.compiler.frontends import (
 from plancheck.compiler.units import PlanUnit, SourceFile
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.positions import LineIndex, Positions
-from plancheck.fileio import format_size
+from plancheck.fileio import format_size, not_utf8
 from plancheck.formats.records import JSONL_SUFFIXES
 from plancheck.formats.sniff import file_kind, is_jsonl_batch
 
@@ -107,7 +107,8 @@ def _from_stream(handle: IO[bytes], path: str, display: str, *, strict: bool, ma
             text = head.decode("utf-8-sig")
         except UnicodeDecodeError as error:
             return SourceFile(display, diagnostics=[make(
-                "PC001", f"cannot read {path}: {error}", data={"path": path, "error": str(error)},
+                "PC001", f"cannot read {path}: {not_utf8(error)}; plans are read as UTF-8",
+                data={"path": path, "error": not_utf8(error)},
             ).with_context(file=display, record=None)]), False
         return parse_source(text, display, strict=strict, kind=file_kind(path, text)), False
     # Over the limit: only a JSONL batch is read (a record at a time), anything else refused.
@@ -240,8 +241,9 @@ def _jsonl_stream(handle: IO[bytes], head: bytes | bytearray, display: str, stri
                 records += 1
                 unit = PlanUnit(display, f"line {number}", Positions(display, LineIndex("")))
                 unit.diagnostics.append(make(
-                    "PC001", f"cannot read {display}: line {number}: {error}",
-                    data={"path": display, "error": str(error)}))
+                    "PC001", f"cannot read {display}: line {number}: {not_utf8(error)}; "
+                    "plans are read as UTF-8",
+                    data={"path": display, "error": not_utf8(error)}))
                 yield unit
                 continue
             if line.endswith("\n"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import string
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -94,3 +96,27 @@ def test_invalid_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     code = main([str(path)])
     out, err = capsys.readouterr()
     assert code == 2 and "PC001" in out + err and "Traceback" not in out + err
+
+
+@pytest.mark.parametrize(("data", "why"), [
+    ('[{"name": "Flood_Detection"}]'.encode("utf-16"), "it is UTF-16 text"),
+    ('[{"name": "Flood_Detection"}]'.encode("utf-16-be").join([b"\xfe\xff", b""]),
+     "it is UTF-16 text"),
+    ('[{"name": "Flood_Detection"}]'.encode("utf-32"), "it is UTF-32 text"),
+    (b'[{"name": "caf\xe9"}]', "it is not UTF-8 text (byte 0xe9 at offset 14)"),
+])
+def test_a_file_that_is_not_utf8_says_what_it_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, why: str) -> None:
+    """A plan saved as UTF-16 (Windows PowerShell's `>` writes it) or in Latin-1 is named as
+    such, not with Python's codec message ("'utf-8' codec can't decode byte 0xff in position
+    0: invalid start byte"), in a file and on standard input."""
+    path = tmp_path / "plan.json"
+    path.write_bytes(data)
+    code = main(["check", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and f"cannot read {path}: {why}; plans are read as UTF-8" in out + err
+    assert "codec" not in out + err
+    piped = subprocess.run([sys.executable, "-m", "plancheck", "check", "-"], input=data,
+                           capture_output=True, timeout=60, check=False)
+    shown = (piped.stdout + piped.stderr).decode()
+    assert piped.returncode == 2 and f"{why}; plans are read as UTF-8" in shown, shown
