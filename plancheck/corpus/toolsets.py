@@ -13,7 +13,7 @@ from plancheck.corpus.dora_toolset import DORA_NAME, dora_toolset
 from plancheck.corpus.pool_errors import ToolsetError
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span
-from plancheck.fileio import read_text_limited
+from plancheck.fileio import not_utf8, read_text_limited
 from plancheck.ir.nodes import Toolset
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def load_toolset(spec: str | Path | None = None) -> tuple[Toolset, list[Diagnost
         text = read_text_limited(path, "utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:  # unreadable, or not UTF-8 text
         why = ("no such file" if isinstance(error, FileNotFoundError)
-               else reason(error) if isinstance(error, OSError) else str(error))
+               else reason(error) if isinstance(error, OSError) else not_utf8(error))
         raise ToolsetError([make("PC001", f"cannot read toolset {path}: {why}",
                                  data={"path": str(path), "error": why})]) from None
     if path.suffix.lower() == ".json":

@@ -25,7 +25,7 @@ from plancheck.dsl.policy_ast import (
     Rule,
     ToolPattern,
 )
-from plancheck.fileio import read_text_limited
+from plancheck.fileio import not_utf8, read_text_limited
 from plancheck.ir.nodes import Toolset
 from plancheck.policy.regex import RegexError, compile_regex
 from plancheck.policy.semantics import Matcher, is_number
@@ -66,7 +66,8 @@ def read_policy_source(spec: str | Path) -> tuple[str, str]:
         return str(path), read_text_limited(path, "utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         why = ("no such file" if isinstance(error, FileNotFoundError)
-               else getattr(error, "strerror", None) or str(error))
+               else not_utf8(error) if isinstance(error, UnicodeDecodeError)
+               else error.strerror or str(error))
         raise PolicyError([make("PC001", f"cannot read policy {path}: {why}",
                                 data={"path": str(path)})], "", str(path)) from None
 

@@ -120,3 +120,18 @@ def test_a_file_that_is_not_utf8_says_what_it_is(
                            capture_output=True, timeout=60, check=False)
     shown = (piped.stdout + piped.stderr).decode()
     assert piped.returncode == 2 and f"{why}; plans are read as UTF-8" in shown, shown
+
+
+@pytest.mark.parametrize(("option", "name", "text", "what"), [
+    ("--tools", "tools.json", '{"tools": []}', "toolset"),
+    ("--policy", "rules.wf", 'policy p "x" {\n  at most 1 a\n}\n', "policy"),
+])
+def test_a_pool_or_policy_file_in_utf16_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, name: str,
+        text: str, what: str) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text("[]", encoding="utf-8")
+    (tmp_path / name).write_bytes(text.encode("utf-16"))
+    code = main(["check", str(plan), option, str(tmp_path / name)])
+    out, err = capsys.readouterr()
+    assert code == 2 and f"cannot read {what} {tmp_path / name}: it is UTF-16 text" in out + err
