@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
+from plancheck.compiler.repeated_keys import loads_noting_repeats
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -264,9 +265,17 @@ class CallLowering:
         span = self.span(call.arguments_pointer)
         inline = True
         if isinstance(raw, str):
-            decoded = _decode(raw)
+            decoded, repeated = _decode(raw)
             if decoded is not None:
                 raw, inline = decoded, False
+            for key in repeated:
+                self.diagnostics.append(make(
+                    "PC118", f"the key `{key}` appears twice in one object of the arguments "
+                    f"of call {position}; only its last value is read", primary=span,
+                    label="a key written twice",
+                    help=["JSON readers keep the last value of a repeated key, some the "
+                          "first: write each key once"],
+                    data={"step": position, "key": key}))
         if call.shape == "bfcl-answer" and isinstance(raw, dict):
             raw = _first_alternatives(raw)
         if not inline and isinstance(raw, (dict, list)):  # counted before: the string only
@@ -406,13 +415,14 @@ def below(span: Span, token: str | int, inline: bool) -> Span:
     return span.child(token) if inline and span.pointer is not None else span
 
 
-def _decode(text: str) -> Any:
-    """Arguments written as a JSON string (OpenAI), or ``None`` when it holds no object/list."""
+def _decode(text: str) -> tuple[Any, list[str]]:
+    """Arguments written as a JSON string (OpenAI), or ``None`` when it holds no object/list;
+    and the keys an object of it repeats."""
     try:
-        decoded = json.loads(text)
+        decoded, repeated = loads_noting_repeats(text)
     except (ValueError, RecursionError):  # also an integer of 4,301+ digits
-        return None
-    return decoded if isinstance(decoded, (dict, list)) else None
+        return None, []
+    return (decoded, repeated) if isinstance(decoded, (dict, list)) else (None, [])
 
 
 def _first_alternatives(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,9 @@ guard    every schema violation (``PC302``; a number written as a string, ``PC30
          the schema rejects too), a placeholder where a value belongs (``PC209``),
          a reference whose value is not known yet (``PC206``) and, given the request,
          a value the user must supply that the request does not give (``PC901``), and a
-         plan written with doubled braces (``PC121``) or a call object that reads as two
-         calls (``PC122``), which its consumer may read otherwise:
+         plan written with doubled braces (``PC121``), a call object that reads as two
+         calls (``PC122``) or an object that holds a key twice (``PC118``), which its
+         consumer may read otherwise:
          in an agent loop a call that breaks its tool's schema fails when it runs, one
          whose values are not known must not run, and what runs must be what was checked
 strict   every warning; notes (a number written as a string, ``PC305``) stay notes
@@ -27,7 +28,7 @@ from plancheck.diagnostics.severity import Severity
 
 PROFILE_NAMES = ("default", "guard", "strict")
 
-_GUARD = ("PC121", "PC122", "PC206", "PC209", "PC302", "PC305", "PC901")
+_GUARD = ("PC118", "PC121", "PC122", "PC206", "PC209", "PC302", "PC305", "PC901")
 
 
 def profile_overrides(profile: str) -> tuple[tuple[str, Severity], ...]:

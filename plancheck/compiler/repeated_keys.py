@@ -17,7 +17,7 @@ from plancheck.diagnostics.positions import LineIndex
 from plancheck.diagnostics.span import Span
 
 
-def loads_noting_repeats(text: str) -> tuple[Any, list[str]]:
+def loads_noting_repeats(text: str | bytes) -> tuple[Any, list[str]]:
     """``json.loads(text)`` (the same value, or the same exception), and the keys that some
     object of it holds more than once, in the order met."""
     found: list[str] = []

@@ -167,9 +167,12 @@ _ALL = [
        "reported, never passed. Per-item files are read by `plancheck report`, tool pools "
        "are linted by `plancheck toolset lint` and given to `--tools`."),
     _c("PC118", "duplicate-key", W, "A JSON object holds the same key twice.",
-       "JSON readers keep the last value of a repeated key, so `{\"agent\": \"Nope\", "
+       "Most JSON readers keep the last value of a repeated key, so `{\"agent\": \"Nope\", "
        "\"agent\": \"GeoChat\"}` is read as GeoChat: what was checked is not all that was "
-       "written. Reported with and without --strict-json."),
+       "written, and a reader that keeps the first value (C readers such as cJSON and yyjson "
+       "do) reads another plan or call. Reported with and without --strict-json, in a plan's "
+       "text and in a call's arguments written as JSON text; an error under the guard "
+       "profile."),
     _c("PC119", "control-character", E, "A DSL string literal holds a raw control character.",
        "A TAB, ESC or other character below U+0020 is written as is inside a string literal "
        "of a plan, toolset or policy file. JSON strings do not allow them, and a terminal "

@@ -264,7 +264,7 @@ class Guard:
             self.toolset.aliases.get(name, ""))
         if tool is None:
             return self._refuse(call_id, name, [self._unknown_tool(call_id, name)])
-        arguments, problem = decode_arguments(proposed.arguments)
+        arguments, problem, repeated = decode_arguments(proposed.arguments)
         if problem is None and (not isinstance(arguments, dict) or (
                 proposed.arguments is None and proposed.has_arguments)):
             # (as check reads them: PC108; ``"arguments": null`` is no object either)
@@ -293,6 +293,13 @@ class Guard:
                 severity=Severity.ERROR)])
         found = references_in(arguments, self.references)
         diagnostics: list[Diagnostic] = []
+        for key in repeated:  # (an error under the guard profile: refused)
+            diagnostics.append(self._diag(
+                "PC118", f"call {call_id} `{name}`: the key `{key}` appears twice in one object "
+                         "of the arguments; only its last value is read",
+                "", call_id, name, key=key,
+                help=["JSON readers keep the last value of a repeated key, some the first: "
+                      "write each key once"]))
         if proposed.conflict is not None:  # (an error under the guard profile: refused)
             pointer, said = proposed.conflict
             diagnostics.append(self._diag(

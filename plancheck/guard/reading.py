@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from plancheck.compiler.repeated_keys import loads_noting_repeats
 from plancheck.formats.calls.generic import SHAPE as _GENERIC
 from plancheck.formats.calls.generic import is_plain_call
 from plancheck.formats.found import plain_id as _plain_id
@@ -64,21 +65,24 @@ def read_calls(value: Any) -> list[ProposedCall] | str:
     return calls
 
 
-def decode_arguments(arguments: Any) -> tuple[Any, str | None]:
-    """The arguments as a JSON value (decoding JSON text), or why they cannot be read."""
+def decode_arguments(arguments: Any) -> tuple[Any, str | None, list[str]]:
+    """The arguments as a JSON value (decoding JSON text), or why they cannot be read; and the
+    keys an object of that text repeats (a reader that keeps the first value runs another
+    call than the one read here, which keeps the last)."""
     if arguments is None:
-        return {}, None
+        return {}, None, []
     if isinstance(arguments, (str, bytes)):
         if len(arguments) > MAX_TEXT:
             return None, (f"the arguments are {len(arguments):,} characters long, more than "
-                          f"{MAX_TEXT:,}")
+                          f"{MAX_TEXT:,}"), []
         if not str(arguments).strip():
-            return arguments, None  # no JSON object (check says PC108 too)
+            return arguments, None, []  # no JSON object (check says PC108 too)
         try:
-            arguments = json.loads(arguments)
+            value, repeated = loads_noting_repeats(arguments)
         except (ValueError, RecursionError) as error:
-            return None, f"the arguments are not valid JSON ({_reason(error)})"
-    return arguments, None
+            return None, f"the arguments are not valid JSON ({_reason(error)})", []
+        return value, None, repeated
+    return arguments, None, []
 
 
 def _reason(error: Exception) -> str:

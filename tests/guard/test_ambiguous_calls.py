@@ -111,3 +111,38 @@ def test_a_trajectory_of_such_objects_is_flagged_where_its_reader_and_a_loop_dif
     calls = [AMBIGUOUS["name and tool"]]
     report = plancheck.check_trajectory(calls, plancheck.load_toolset(POOL), profile="guard")
     assert ("PC122", "error") in _codes(report.diagnostics)
+
+
+REPEATED_KEY = '{"path": "/etc/passwd", "path": "notes.txt"}'  # (last value: notes.txt)
+TWICE: dict[str, Any] = {
+    "openai chat": {"id": "c1", "type": "function",
+                    "function": {"name": "read_text_file", "arguments": REPEATED_KEY}},
+    "openai responses": {"type": "function_call", "id": "fc_1", "call_id": "c1",
+                         "name": "read_text_file", "arguments": REPEATED_KEY},
+}
+
+
+@pytest.mark.parametrize("label", sorted(TWICE))
+@pytest.mark.parametrize("profile", ["default", "guard"])
+def test_arguments_text_that_holds_a_key_twice_reads_two_ways(
+        label: str, profile: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Arguments written as JSON text with a key twice: Python, JavaScript and msgspec keep the
+    last value (`notes.txt`), C readers such as cJSON and yyjson the first (`/etc/passwd`), so
+    a loop that runs the model's text may run another call than the one judged. The guard
+    refuses it (PC118, an error under the guard profile), and check and the CLI say the same."""
+    toolset = plancheck.load_toolset(POOL)
+    call = TWICE[label]
+    verdict = plancheck.Guard(toolset, profile=profile, provenance=False).propose(call)
+    assert isinstance(verdict, plancheck.Verdict)
+    assert verdict.allowed is (profile == "default")
+    assert "the key `path` appears twice" in verdict.feedback or profile == "default"
+    guard = _codes(verdict.diagnostics)
+    checked = _codes(plancheck.check(call, toolset, profile=profile).diagnostics)
+    path = tmp_path / "call.json"
+    path.write_text(json.dumps(call), encoding="utf-8")
+    status = main(["check", str(path), "--tools", str(POOL), "--profile", profile,
+                   "--format", "json"])
+    printed = json.loads(capsys.readouterr().out)["diagnostics"]
+    cli = sorted((d["code"], d["severity"]) for d in printed)
+    assert guard == checked == cli == [("PC118", "error" if profile == "guard" else "warning")]
+    assert status == (1 if profile == "guard" else 0)
