@@ -55,7 +55,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from plancheck.compiler.call_formats import SYNTAXES, forced_formats
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
-from plancheck.compiler.repeated_keys import loads_noting_repeats
+from plancheck.compiler.repeated_keys import (
+    ARGUMENTS_HELP,
+    loads_noting_repeats,
+    twice_in_arguments,
+)
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -270,11 +274,8 @@ class CallLowering:
                 raw, inline = decoded, False
             for key in repeated:
                 self.diagnostics.append(make(
-                    "PC118", f"the key `{key}` appears twice in one object of the arguments "
-                    f"of call {position}; only its last value is read", primary=span,
-                    label="a key written twice",
-                    help=["JSON readers keep the last value of a repeated key, some the "
-                          "first: write each key once"],
+                    "PC118", f"call {position}: {twice_in_arguments(key)}", primary=span,
+                    label="a key written twice", help=[ARGUMENTS_HELP],
                     data={"step": position, "key": key}))
         if call.shape == "bfcl-answer" and isinstance(raw, dict):
             raw = _first_alternatives(raw)

@@ -35,6 +35,17 @@ def loads_noting_repeats(text: str | bytes) -> tuple[Any, list[str]]:
     return json.loads(text, object_pairs_hook=object_of), found
 
 
+# What a PC118 on arguments written as JSON text says (the guard's and check's alike).
+ARGUMENTS_HELP = ("JSON readers keep the last value of a repeated key, some the first: write "
+                  "each key once")
+
+
+def twice_in_arguments(key: str) -> str:
+    """The message of a PC118 on a key an object of a call's arguments text repeats."""
+    return f"the key `{key}` appears twice in one object of the arguments; only its last " \
+        "value is read"
+
+
 def repeated_keys(text: str) -> list[str]:
     """The keys that some object of the JSON ``text`` repeats (none when it is not JSON)."""
     try:

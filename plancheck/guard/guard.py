@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from plancheck.compiler.profiles import profile_overrides, severity_in
+from plancheck.compiler.repeated_keys import ARGUMENTS_HELP, twice_in_arguments
 from plancheck.diagnostics.model import Diagnostic, make
 from plancheck.diagnostics.severity import Severity
 from plancheck.diagnostics.span import Span, escape_pointer
@@ -295,11 +296,8 @@ class Guard:
         diagnostics: list[Diagnostic] = []
         for key in repeated:  # (an error under the guard profile: refused)
             diagnostics.append(self._diag(
-                "PC118", f"call {call_id} `{name}`: the key `{key}` appears twice in one object "
-                         "of the arguments; only its last value is read",
-                "", call_id, name, key=key,
-                help=["JSON readers keep the last value of a repeated key, some the first: "
-                      "write each key once"]))
+                "PC118", f"call {call_id} `{name}`: {twice_in_arguments(key)}", "", call_id,
+                name, key=key, help=[ARGUMENTS_HELP]))
         if proposed.conflict is not None:  # (an error under the guard profile: refused)
             pointer, said = proposed.conflict
             diagnostics.append(self._diag(
