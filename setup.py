@@ -81,6 +81,7 @@ HOT_PATH = [
     # The guard's per-call path (Guard.propose and record) and what it calls.
     "plancheck/guard/guard.py",
     "plancheck/guard/reading.py",
+    "plancheck/compiler/repeated_keys.py",
     "plancheck/guard/references.py",
     "plancheck/guard/results.py",
     "plancheck/guard/verdict.py",

@@ -57,7 +57,7 @@ from plancheck.compiler.call_formats import SYNTAXES, forced_formats
 from plancheck.compiler.refsyntax import Placeholder, RefMatch, numbering_base, parse
 from plancheck.compiler.repeated_keys import (
     ARGUMENTS_HELP,
-    loads_noting_repeats,
+    arguments_noting_repeats,
     twice_in_arguments,
 )
 from plancheck.diagnostics.limits import MAX_FIELDS, TooManyFields, plan_limit
@@ -420,7 +420,7 @@ def _decode(text: str) -> tuple[Any, list[str]]:
     """Arguments written as a JSON string (OpenAI), or ``None`` when it holds no object/list;
     and the keys an object of it repeats."""
     try:
-        decoded, repeated = loads_noting_repeats(text)
+        decoded, repeated = arguments_noting_repeats(text)
     except (ValueError, RecursionError):  # also an integer of 4,301+ digits
         return None, []
     return (decoded, repeated) if isinstance(decoded, (dict, list)) else (None, [])

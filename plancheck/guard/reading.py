@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from plancheck.compiler.repeated_keys import loads_noting_repeats
+from plancheck.compiler.repeated_keys import arguments_noting_repeats
 from plancheck.formats.calls.generic import SHAPE as _GENERIC
 from plancheck.formats.calls.generic import is_plain_call
 from plancheck.formats.found import plain_id as _plain_id
@@ -78,7 +78,7 @@ def decode_arguments(arguments: Any) -> tuple[Any, str | None, list[str]]:
         if not str(arguments).strip():
             return arguments, None, []  # no JSON object (check says PC108 too)
         try:
-            value, repeated = loads_noting_repeats(arguments)
+            value, repeated = arguments_noting_repeats(arguments)
         except (ValueError, RecursionError) as error:
             return None, f"the arguments are not valid JSON ({_reason(error)})", []
         return value, None, repeated

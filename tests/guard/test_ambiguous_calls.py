@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import plancheck
 from plancheck.cli import main
@@ -146,3 +148,49 @@ def test_arguments_text_that_holds_a_key_twice_reads_two_ways(
     cli = sorted((d["code"], d["severity"]) for d in printed)
     assert guard == checked == cli == [("PC118", "error" if profile == "guard" else "warning")]
     assert status == (1 if profile == "guard" else 0)
+
+
+def _repeats(text: str) -> bool:
+    """The oracle: whether some object of the JSON ``text`` holds a key twice."""
+    found: list[bool] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        found.append(len({key for key, _ in items}) < len(items))
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    return any(found)
+
+
+_KEYS = st.sampled_from(["path", "content", "name", "mode", "é", "pathé"])
+
+
+@st.composite
+def _arguments_text(draw: st.DrawFn, depth: int = 0) -> str:
+    """An object as a model writes it: keys from a few (so a repeat is common), some spelled
+    with an escape, values that are strings (a key's name among them), numbers or objects."""
+    members = []
+    for _ in range(draw(st.integers(0, 4))):
+        key = draw(_KEYS)
+        plain = json.dumps(key, ensure_ascii=False)
+        spelled = plain if not draw(st.booleans()) else f'"\\u{ord(key[0]):04x}{plain[2:]}'
+        kind = draw(st.sampled_from(["text", "key", "number"] + (["object"] if depth < 2
+                                                                  else [])))
+        value = (draw(_arguments_text(depth + 1)) if kind == "object"
+                 else json.dumps(draw(_KEYS), ensure_ascii=False) if kind == "key"
+                 else "7" if kind == "number" else '"notes.txt"')
+        members.append(f"{spelled}: {value}")
+    return "{" + ", ".join(members) + "}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_arguments_text())
+def test_a_key_written_twice_is_found_however_the_text_spells_it(text: str) -> None:
+    """Through the guard: PC118 exactly when some object of the arguments text repeats a key
+    (spelled the same or with an escape, at any depth), whatever the values hold."""
+    toolset = plancheck.load_toolset(POOL)
+    verdict = plancheck.Guard(toolset, profile="default", provenance=False).propose(
+        {"id": "c1", "type": "function",
+         "function": {"name": "read_text_file", "arguments": text}})
+    assert isinstance(verdict, plancheck.Verdict)
+    assert ("PC118" in [d.code for d in verdict.diagnostics]) is _repeats(text), text
