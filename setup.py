@@ -102,6 +102,12 @@ HOT_PATH = [
 _RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plancheck", "checks", "rules")
 HOT_PATH += sorted(f"plancheck/checks/rules/{name}" for name in os.listdir(_RULES)
                    if name.endswith(".py") and name != "__init__.py")
+# The call shapes' readers (plancheck/formats/calls/): every call a guard reads in a chat API's
+# shape goes through one, and through the check of whether it reads as two calls.
+_SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plancheck", "formats",
+                       "calls")
+HOT_PATH += sorted(f"plancheck/formats/calls/{name}" for name in os.listdir(_SHAPES)
+                   if name.endswith(".py") and name not in ("__init__.py", "generic.py"))
 # mypyc type-checks what it compiles. Packages missing from the build environment are read
 # as untyped (their calls stay dynamic); the project's own strict configuration is for
 # development, where every dependency is installed.

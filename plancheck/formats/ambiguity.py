@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from plancheck.diagnostics.span import pointer_tokens
+from plancheck.diagnostics.span import pointer_tokens, unescape_token
 from plancheck.formats.found import FoundCall, child
 from plancheck.formats.records import CALL_ARGUMENT_KEYS, CALL_NAME_KEYS
 from plancheck.records import replace
@@ -104,9 +104,13 @@ def _names(key: str, value: str, call: FoundCall) -> str:
 
 
 def _key_under(pointer: str | None, base: str) -> str | None:
-    """The member of the object at ``base`` that ``pointer`` goes through."""
-    below = _below(pointer, base)
-    return below[0] if below else None
+    """The member of the object at ``base`` that ``pointer`` goes through (asked twice for
+    every call a guard reads: its first token alone, unescaped only when it holds a ``~``)."""
+    if pointer is None or len(pointer) <= len(base) or not pointer.startswith(base) or \
+            pointer[len(base)] != "/":
+        return None
+    first = pointer[len(base) + 1:].split("/", 1)[0]
+    return unescape_token(first) if "~" in first else first
 
 
 def _shown(pointer: str | None, base: str) -> str:

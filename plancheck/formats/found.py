@@ -46,6 +46,8 @@ class FoundCall(FrozenRecord):
 
 
 def child(pointer: str, token: str | int) -> str:
+    if type(token) is str and "~" not in token and "/" not in token:
+        return f"{pointer}/{token}"  # (a shape's own keys: nothing to escape)
     return f"{pointer}/{escape_pointer(token)}"
 
 
