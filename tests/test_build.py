@@ -20,14 +20,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _hot_path() -> list[str]:
     """The modules ``setup.py`` compiles, read from its source (not imported: it builds), and
-    the rule modules it finds."""
+    the rule and call-shape modules it finds."""
     text = (ROOT / "setup.py").read_text(encoding="utf-8")
     listed = text.split("HOT_PATH = [", 1)[1].split("]", 1)[0]
+    named = [line.strip().strip('",')[:-3].replace("/", ".")
+             for line in listed.splitlines() if line.strip().startswith('"plancheck/')]
     rules = sorted(f"plancheck.checks.rules.{path.stem}"
                    for path in (ROOT / "plancheck" / "checks" / "rules").glob("*.py")
                    if path.name != "__init__.py")  # setup.py adds every rule module
-    return [line.strip().strip('",')[:-3].replace("/", ".")
-            for line in listed.splitlines() if line.strip().startswith('"plancheck/')] + rules
+    shapes = sorted(f"plancheck.formats.calls.{path.stem}"  # and every shape's reader
+                    for path in (ROOT / "plancheck" / "formats" / "calls").glob("*.py")
+                    if path.name != "__init__.py"
+                    and f"plancheck.formats.calls.{path.stem}" not in named)
+    return named + rules + shapes
 
 
 def test_no_compiled_module_is_stale() -> None:
