@@ -65,6 +65,17 @@ def _codes(diagnostics: Any) -> list[tuple[str, str]]:
     return sorted((d.code, d.severity.label) for d in diagnostics)
 
 
+def _checked_by_the_cli(call: Any, profile: str, tmp_path: Path,
+                        capsys: pytest.CaptureFixture[str]) -> tuple[list[tuple[str, str]], int]:
+    """``plancheck check`` of ``call`` as a file: its (code, severity) pairs and exit status."""
+    path = tmp_path / "call.json"
+    path.write_text(json.dumps(call), encoding="utf-8")
+    status = main(["check", str(path), "--tools", str(POOL), "--profile", profile,
+                   "--format", "json"])
+    printed = json.loads(capsys.readouterr().out)["diagnostics"]
+    return sorted((d["code"], d["severity"]) for d in printed), status
+
+
 @pytest.mark.parametrize("label", sorted(AMBIGUOUS))
 def test_the_guard_refuses_a_call_that_reads_two_ways(label: str) -> None:
     verdict = plancheck.Guard(plancheck.load_toolset(POOL)).propose(AMBIGUOUS[label])
@@ -95,12 +106,7 @@ def test_the_guard_check_and_the_cli_say_the_same(
         guard = _codes(plancheck.Guard(toolset, profile=profile, provenance=False)
                        .propose(call).diagnostics)
         checked = _codes(plancheck.check(call, toolset, profile=profile).diagnostics)
-        path = tmp_path / "call.json"
-        path.write_text(json.dumps(call), encoding="utf-8")
-        status = main(["check", str(path), "--tools", str(POOL), "--profile", profile,
-                       "--format", "json"])
-        printed = json.loads(capsys.readouterr().out)["diagnostics"]
-        cli = sorted((d["code"], d["severity"]) for d in printed)
+        cli, status = _checked_by_the_cli(call, profile, tmp_path, capsys)
         assert guard == checked == cli, (label, guard, checked, cli)
         assert ("PC122", "error" if profile == "guard" else "warning") in cli
         assert status == (1 if profile == "guard" else 0)
@@ -140,12 +146,7 @@ def test_arguments_text_that_holds_a_key_twice_reads_two_ways(
     assert "the key `path` appears twice" in verdict.feedback or profile == "default"
     guard = _codes(verdict.diagnostics)
     checked = _codes(plancheck.check(call, toolset, profile=profile).diagnostics)
-    path = tmp_path / "call.json"
-    path.write_text(json.dumps(call), encoding="utf-8")
-    status = main(["check", str(path), "--tools", str(POOL), "--profile", profile,
-                   "--format", "json"])
-    printed = json.loads(capsys.readouterr().out)["diagnostics"]
-    cli = sorted((d["code"], d["severity"]) for d in printed)
+    cli, status = _checked_by_the_cli(call, profile, tmp_path, capsys)
     assert guard == checked == cli == [("PC118", "error" if profile == "guard" else "warning")]
     assert status == (1 if profile == "guard" else 0)
 
